@@ -1,0 +1,47 @@
+#include "core/shape.h"
+
+#include <limits>
+
+namespace onyx {
+
+int64_t shape_size(const Shape& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) {
+    if (d < 0) return -1;
+    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) return -1;
+    n *= d;
+  }
+  return n;
+}
+
+std::string shape_to_string(const Shape& shape) {
+  std::string s = "[";
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i) s += ",";
+    s += std::to_string(shape[i]);
+  }
+  return s + "]";
+}
+
+std::vector<int64_t> shape_strides(const Shape& shape) {
+  std::vector<int64_t> strides(shape.size(), 1);
+  for (int i = int(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * shape[i + 1];
+  return strides;
+}
+
+std::string Dim::to_string() const {
+  if (value) return std::to_string(*value);
+  return symbol.empty() ? "?" : symbol;
+}
+
+std::string SymbolicShape::to_string() const {
+  if (!has_rank) return "?";
+  std::string s = "[";
+  for (size_t i = 0; i < dims.size(); ++i) {
+    if (i) s += ",";
+    s += dims[i].to_string();
+  }
+  return s + "]";
+}
+
+}  // namespace onyx

@@ -1,0 +1,105 @@
+#include "core/tensor.h"
+
+#include <cstdlib>
+#include <new>
+
+namespace onyx {
+
+std::shared_ptr<Buffer> Buffer::allocate(size_t size, DataType dtype) {
+  if (dtype == DataType::kString) {
+    const size_t n = size / sizeof(std::string);
+    std::shared_ptr<std::string[]> strings(new std::string[n ? n : 1]);
+    void* p = strings.get();
+    return std::make_shared<Buffer>(p, size, std::shared_ptr<void>(strings, p));
+  }
+  const size_t rounded = ((size ? size : 1) + 63) / 64 * 64;
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, rounded);
+  return std::make_shared<Buffer>(p, size, std::shared_ptr<void>(p, [](void* q) { std::free(q); }));
+}
+
+Tensor::Tensor(DataType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
+  numel_ = shape_size(shape_);
+  if (numel_ < 0) throw std::bad_alloc();
+  buffer_ = Buffer::allocate(size_t(numel_) * data_type_size(dtype_), dtype_);
+}
+
+Tensor::Tensor(DataType dtype, Shape shape, std::shared_ptr<Buffer> buffer, size_t offset)
+    : dtype_(dtype), shape_(std::move(shape)), buffer_(std::move(buffer)), offset_(offset) {
+  numel_ = shape_size(shape_);
+}
+
+Result<Tensor> Tensor::create(DataType dtype, const Shape& shape) {
+  const int64_t n = shape_size(shape);
+  if (n < 0) return invalid_argument("invalid tensor shape ", shape_to_string(shape));
+  const size_t item = data_type_size(dtype);
+  if (item == 0) return invalid_argument("cannot create a tensor of type ", data_type_name(dtype));
+  if (n > 0 && uint64_t(n) > (uint64_t(1) << 46) / item)
+    return invalid_argument("tensor ", data_type_name(dtype), shape_to_string(shape), " is too large");
+  return Tensor(dtype, shape);
+}
+
+Result<Tensor> Tensor::reshaped(const Shape& shape) const {
+  if (shape_size(shape) != numel_)
+    return invalid_argument("cannot reshape ", describe(), " to ", shape_to_string(shape));
+  return Tensor(dtype_, shape, buffer_, offset_);
+}
+
+Tensor Tensor::clone() const {
+  Tensor t(dtype_, shape_);
+  if (dtype_ == DataType::kString) {
+    const std::string* src = data<std::string>();
+    std::string* dst = t.data<std::string>();
+    for (int64_t i = 0; i < numel_; ++i) dst[i] = src[i];
+  } else if (nbytes()) {
+    std::memcpy(t.raw_data(), raw_data(), nbytes());
+  }
+  return t;
+}
+
+double Tensor::get_double(int64_t i) const {
+  switch (dtype_) {
+    case DataType::kFloat: return data<float>()[i];
+    case DataType::kDouble: return data<double>()[i];
+    case DataType::kFloat16: return float(data<Float16>()[i]);
+    case DataType::kBFloat16: return float(data<BFloat16>()[i]);
+    case DataType::kInt8: return data<int8_t>()[i];
+    case DataType::kInt16: return data<int16_t>()[i];
+    case DataType::kInt32: return data<int32_t>()[i];
+    case DataType::kInt64: return double(data<int64_t>()[i]);
+    case DataType::kUInt8: return data<uint8_t>()[i];
+    case DataType::kUInt16: return data<uint16_t>()[i];
+    case DataType::kUInt32: return data<uint32_t>()[i];
+    case DataType::kUInt64: return double(data<uint64_t>()[i]);
+    case DataType::kBool: return data<bool>()[i] ? 1.0 : 0.0;
+    default: return 0.0;
+  }
+}
+
+int64_t Tensor::get_int64(int64_t i) const {
+  switch (dtype_) {
+    case DataType::kInt8: return data<int8_t>()[i];
+    case DataType::kInt16: return data<int16_t>()[i];
+    case DataType::kInt32: return data<int32_t>()[i];
+    case DataType::kInt64: return data<int64_t>()[i];
+    case DataType::kUInt8: return data<uint8_t>()[i];
+    case DataType::kUInt16: return data<uint16_t>()[i];
+    case DataType::kUInt32: return data<uint32_t>()[i];
+    case DataType::kUInt64: return int64_t(data<uint64_t>()[i]);
+    case DataType::kBool: return data<bool>()[i] ? 1 : 0;
+    default: return int64_t(get_double(i));
+  }
+}
+
+std::vector<int64_t> Tensor::to_int64_vector() const {
+  std::vector<int64_t> v(size_t(numel_ > 0 ? numel_ : 0));
+  for (int64_t i = 0; i < numel_; ++i) v[size_t(i)] = get_int64(i);
+  return v;
+}
+
+std::string Tensor::describe() const {
+  return std::string(data_type_name(dtype_)) + shape_to_string(shape_);
+}
+
+}  // namespace onyx

@@ -1,0 +1,88 @@
+// Buffer and Tensor.
+//
+// A Buffer is a span of bytes plus a keeper that owns whatever backs it: aligned heap memory,
+// a memory-mapped file window, caller memory (no keeper) or an array of std::string.
+// A Tensor is (dtype, shape, buffer, byte offset). Copying a Tensor shares the buffer;
+// clone() copies the data. Element data is row-major and contiguous.
+#pragma once
+#include <cstddef>
+#include <memory>
+#include <string>
+
+#include "core/data_type.h"
+#include "core/shape.h"
+#include "core/status.h"
+
+namespace onyx {
+
+class Buffer {
+ public:
+  Buffer(void* data, size_t size, std::shared_ptr<void> keeper)
+      : data_(data), size_(size), keeper_(std::move(keeper)) {}
+  // Aligned (64-byte) heap memory of `size` bytes, zero-filled. For kString, constructs
+  // `size / sizeof(std::string)` empty strings.
+  static std::shared_ptr<Buffer> allocate(size_t size, DataType dtype = DataType::kUInt8);
+  void* data() const { return data_; }
+  size_t size() const { return size_; }
+
+ private:
+  void* data_;
+  size_t size_;
+  std::shared_ptr<void> keeper_;
+};
+
+class Tensor {
+ public:
+  Tensor() = default;
+  // Allocates a zero-filled tensor (empty strings for kString).
+  Tensor(DataType dtype, Shape shape);
+  // Wraps an existing buffer; the caller promises it holds numel * itemsize bytes from offset.
+  Tensor(DataType dtype, Shape shape, std::shared_ptr<Buffer> buffer, size_t offset = 0);
+
+  // Checked construction for untrusted sizes (negative dims, overflow).
+  static Result<Tensor> create(DataType dtype, const Shape& shape);
+  // A scalar tensor (rank 0) holding `v`.
+  template <typename T> static Tensor scalar(T v) {
+    Tensor t(data_type_of<T>, {});
+    *t.data<T>() = v;
+    return t;
+  }
+
+  bool defined() const { return dtype_ != DataType::kUndefined; }
+  DataType dtype() const { return dtype_; }
+  const Shape& shape() const { return shape_; }
+  int64_t rank() const { return int64_t(shape_.size()); }
+  int64_t dim(int64_t i) const { return shape_[size_t(i)]; }
+  int64_t numel() const { return numel_; }
+  size_t itemsize() const { return data_type_size(dtype_); }
+  size_t nbytes() const { return size_t(numel_) * itemsize(); }
+
+  void* raw_data() { return buffer_ ? static_cast<char*>(buffer_->data()) + offset_ : nullptr; }
+  const void* raw_data() const { return buffer_ ? static_cast<const char*>(buffer_->data()) + offset_ : nullptr; }
+  template <typename T> T* data() { return static_cast<T*>(raw_data()); }
+  template <typename T> const T* data() const { return static_cast<const T*>(raw_data()); }
+
+  const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+  size_t offset() const { return offset_; }
+
+  // Same data, new shape (numel must match; checked).
+  Result<Tensor> reshaped(const Shape& shape) const;
+  // Deep copy (strings copied element-wise).
+  Tensor clone() const;
+  // Element `i` converted to double / int64 (any numeric or bool dtype); for shape-like inputs.
+  double get_double(int64_t i) const;
+  int64_t get_int64(int64_t i) const;
+  // All elements as int64 (any integer dtype); for shape/axes/indices inputs.
+  std::vector<int64_t> to_int64_vector() const;
+  // "float32[2,3]"
+  std::string describe() const;
+
+ private:
+  DataType dtype_ = DataType::kUndefined;
+  Shape shape_;
+  int64_t numel_ = 0;
+  std::shared_ptr<Buffer> buffer_;
+  size_t offset_ = 0;
+};
+
+}  // namespace onyx

@@ -1,0 +1,143 @@
+// The kernel interface every provider implements, and the self-registration macro.
+//
+// Lifecycle: the session creates one Kernel per node when it builds its plan and calls
+// prepare(info) once (attributes parsed and checked, constant inputs pre-packed); then
+// compute(ctx) runs for every Session::run, possibly from several threads at once, so
+// compute is const and keeps per-run state on the stack or in ctx.
+//
+// A kernel file defines its classes and ends with ONYX_REGISTER_KERNEL lines; there is no
+// central table to edit. One op per file, named by the op's snake_case stem.
+#pragma once
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/tensor.h"
+#include "core/value.h"
+#include "ir/graph.h"
+
+namespace onyx {
+
+class GraphPlan;  // session/graph_plan.h: a planned graph (If/Loop/Scan bodies too)
+using SubgraphPlan = GraphPlan;
+class Frame;         // session/graph_plan.h: the values of one running graph
+
+// What a kernel may know when it is created: the node, its attributes, the model's opset
+// for the node's domain, constant inputs, and planned subgraphs.
+class KernelInfo {
+ public:
+  KernelInfo(const ir::Node& node, int64_t opset, std::vector<const Tensor*> constant_inputs,
+             std::function<Result<std::shared_ptr<const SubgraphPlan>>(const ir::Graph&)> plan_subgraph)
+      : node_(node), opset_(opset), constant_inputs_(std::move(constant_inputs)),
+        plan_subgraph_(std::move(plan_subgraph)) {}
+
+  const ir::Node& node() const { return node_; }
+  int64_t opset() const { return opset_; }
+  int num_inputs() const { return int(node_.inputs.size()); }
+  int num_outputs() const { return int(node_.outputs.size()); }
+  bool has_input(int i) const { return i < num_inputs() && !node_.inputs[size_t(i)].empty(); }
+
+  bool has_attr(const std::string& name) const { return node_.attribute(name) != nullptr; }
+  const ir::Attribute* attr(const std::string& name) const { return node_.attribute(name); }
+  int64_t attr_int(const std::string& name, int64_t fallback) const;
+  float attr_float(const std::string& name, float fallback) const;
+  std::string attr_string(const std::string& name, const std::string& fallback) const;
+  std::vector<int64_t> attr_ints(const std::string& name, std::vector<int64_t> fallback = {}) const;
+  std::vector<float> attr_floats(const std::string& name, std::vector<float> fallback = {}) const;
+  std::vector<std::string> attr_strings(const std::string& name) const;
+  const Tensor* attr_tensor(const std::string& name) const;
+
+  // The value of input i when it is a constant initializer (not a feedable graph input); else null.
+  const Tensor* constant_input(int i) const {
+    return i < int(constant_inputs_.size()) ? constant_inputs_[size_t(i)] : nullptr;
+  }
+  // Plans the graph attribute `name` as a subgraph that may read this graph's values.
+  Result<std::shared_ptr<const SubgraphPlan>> subgraph(const std::string& name) const;
+
+ private:
+  const ir::Node& node_;
+  int64_t opset_;
+  std::vector<const Tensor*> constant_inputs_;
+  std::function<Result<std::shared_ptr<const SubgraphPlan>>(const ir::Graph&)> plan_subgraph_;
+};
+
+// What compute() sees: the node's input values and its output slots for one run.
+class KernelContext {
+ public:
+  KernelContext(const std::vector<const Value*>& inputs, std::vector<Value*>& outputs, const Frame* frame)
+      : inputs_(inputs), outputs_(outputs), frame_(frame) {}
+
+  int num_inputs() const { return int(inputs_.size()); }
+  // True when input i was given and is not an absent optional.
+  bool has_input(int i) const { return i < num_inputs() && inputs_[size_t(i)] && !inputs_[size_t(i)]->is_none(); }
+  // Input i as a Value; a none Value when omitted.
+  const Value& input_value(int i) const;
+  // Input i as a tensor; an undefined tensor when omitted or not a tensor.
+  const Tensor& input(int i) const;
+
+  int num_outputs() const { return int(outputs_.size()); }
+  // False when the node leaves output i unnamed; kernels may skip computing it.
+  bool output_requested(int i) const { return i < num_outputs() && outputs_[size_t(i)] != nullptr; }
+  // Allocates output i (zero-filled). Unrequested outputs get a scratch tensor.
+  Result<Tensor*> allocate_output(int i, DataType dtype, const Shape& shape);
+  // Stores a ready value (an aliasing tensor, a sequence, none) as output i.
+  void set_output(int i, Value value);
+
+  // Runs a planned subgraph with these inputs; it reads outer-scope values from this frame.
+  Result<std::vector<Value>> run_subgraph(const SubgraphPlan& plan, std::vector<Value> inputs) const;
+
+ private:
+  const std::vector<const Value*>& inputs_;
+  std::vector<Value*>& outputs_;
+  const Frame* frame_;
+  std::vector<Value> scratch_;
+};
+
+class Kernel {
+ public:
+  virtual ~Kernel() = default;
+  // Called once at plan time. Parse and validate attributes here.
+  virtual Status prepare(const KernelInfo& info) { (void)info; return Status::Ok(); }
+  // Called for every run; must be thread-safe (no mutation of members).
+  virtual Status compute(KernelContext& ctx) const = 0;
+};
+
+using KernelFactory = std::function<std::unique_ptr<Kernel>()>;
+
+inline constexpr int kLatestOpset = 1000;
+
+struct KernelDef {
+  std::string provider;  // "CPU"
+  std::string domain;    // "" for ai.onnx
+  std::string op;
+  int since_opset;       // first model opset (for the domain) this kernel serves
+  int until_opset;       // last one, inclusive; kLatestOpset for open-ended
+  KernelFactory factory;
+};
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& global();
+  void add(KernelDef def);
+  // The kernel for a node, or null.
+  const KernelDef* find(const std::string& provider, const std::string& domain, const std::string& op,
+                        int64_t opset) const;
+  const std::vector<KernelDef>& all() const { return defs_; }
+
+ private:
+  std::vector<KernelDef> defs_;
+};
+
+struct KernelRegistrar {
+  explicit KernelRegistrar(KernelDef def) { KernelRegistry::global().add(std::move(def)); }
+};
+
+// ONYX_REGISTER_KERNEL("", "Relu", 6, kLatestOpset, ReluKernel);
+#define ONYX_REGISTER_KERNEL(DOMAIN, OP, SINCE, UNTIL, CLASS)                              \
+  static ::onyx::KernelRegistrar ONYX_CONCAT(onyx_kernel_registrar_, __COUNTER__)(         \
+      ::onyx::KernelDef{"CPU", DOMAIN, OP, SINCE, UNTIL,                                     \
+                        []() -> std::unique_ptr<::onyx::Kernel> { return std::make_unique<CLASS>(); }})
+
+}  // namespace onyx

@@ -1,0 +1,281 @@
+#include "onnx/loader.h"
+
+#include <google/protobuf/io/coded_stream.h>
+#include <onnx/onnx_pb.h>  // defines ONNX_API, needed before onnx-data.pb.h
+#include <onnx/onnx-data.pb.h>
+
+#include <climits>
+#include <filesystem>
+#include <fstream>
+
+#include "onnx/mapped_file.h"
+#include "onnx/tensor_proto.h"
+
+namespace onyx::onnx_format {
+namespace {
+
+constexpr int kMaxGraphDepth = 64;
+
+Status parse_message(const void* data, size_t size, google::protobuf::MessageLite* msg, const char* what) {
+  if (size == 0) return invalid_model("empty ", what, ": 0 bytes");
+  if (size > size_t(INT_MAX)) return invalid_model(what, " of ", size, " bytes exceeds protobuf's 2 GB limit; use external data");
+  google::protobuf::io::CodedInputStream stream(static_cast<const uint8_t*>(data), int(size));
+  stream.SetTotalBytesLimit(INT_MAX);
+  if (!msg->ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+    return invalid_model("cannot parse ", what, " (", size, " bytes): not a valid protobuf, or truncated");
+  return Status::Ok();
+}
+
+ir::TypeInfo type_from_proto(const onnx::TypeProto& tp, int depth = 0) {
+  ir::TypeInfo t;
+  if (depth > kMaxGraphDepth) return t;
+  if (tp.has_tensor_type()) {
+    t.kind = ir::TypeInfo::Kind::kTensor;
+    const auto& tt = tp.tensor_type();
+    t.elem_type = is_valid_data_type(tt.elem_type()) ? DataType(tt.elem_type()) : DataType::kUndefined;
+    if (tt.has_shape()) {
+      t.shape.has_rank = true;
+      for (const auto& d : tt.shape().dim()) {
+        Dim dim;
+        if (d.has_dim_value()) dim.value = d.dim_value();
+        else if (d.has_dim_param()) dim.symbol = d.dim_param();
+        t.shape.dims.push_back(dim);
+      }
+    }
+  } else if (tp.has_sequence_type()) {
+    t.kind = ir::TypeInfo::Kind::kSequence;
+    t.inner = std::make_shared<ir::TypeInfo>(type_from_proto(tp.sequence_type().elem_type(), depth + 1));
+  } else if (tp.has_optional_type()) {
+    t.kind = ir::TypeInfo::Kind::kOptional;
+    t.inner = std::make_shared<ir::TypeInfo>(type_from_proto(tp.optional_type().elem_type(), depth + 1));
+  } else if (tp.has_map_type()) {
+    t.kind = ir::TypeInfo::Kind::kMap;
+  } else if (tp.has_sparse_tensor_type()) {
+    t.kind = ir::TypeInfo::Kind::kTensor;
+    t.elem_type = is_valid_data_type(tp.sparse_tensor_type().elem_type()) ? DataType(tp.sparse_tensor_type().elem_type())
+                                                                          : DataType::kUndefined;
+  }
+  return t;
+}
+
+ir::ValueInfo value_info_from_proto(const onnx::ValueInfoProto& vp) {
+  return ir::ValueInfo{vp.name(), type_from_proto(vp.type()), vp.doc_string()};
+}
+
+class GraphConverter {
+ public:
+  explicit GraphConverter(ExternalDataResolver* external) : external_(external) {}
+
+  Result<std::shared_ptr<ir::Graph>> convert(onnx::GraphProto& gp, int depth) {
+    if (depth > kMaxGraphDepth) return invalid_model("subgraphs nested deeper than ", kMaxGraphDepth, " levels");
+    auto g = std::make_shared<ir::Graph>();
+    g->name = gp.name();
+    for (auto& tp : *gp.mutable_initializer()) {
+      const std::string name = tp.name();
+      if (name.empty()) return invalid_model("graph '", gp.name(), "' has an initializer without a name");
+      auto t = tensor_from_proto(tp, external_);
+      if (!t.ok()) return t.take_status().with_context("while loading initializer '" + name + "'");
+      if (!g->initializers.emplace(name, std::move(t).value()).second)
+        return invalid_model("graph '", gp.name(), "' defines initializer '", name, "' twice");
+    }
+    for (auto& sp : *gp.mutable_sparse_initializer()) {
+      const std::string name = sp.values().name();
+      auto t = tensor_from_sparse_proto(sp, external_);
+      if (!t.ok()) return t.take_status().with_context("while loading sparse initializer '" + name + "'");
+      if (!g->initializers.emplace(name, std::move(t).value()).second)
+        return invalid_model("graph '", gp.name(), "' defines initializer '", name, "' twice");
+    }
+    for (const auto& vi : gp.input()) g->inputs.push_back(value_info_from_proto(vi));
+    for (const auto& vi : gp.output()) g->outputs.push_back(value_info_from_proto(vi));
+    for (const auto& vi : gp.value_info()) g->value_infos.push_back(value_info_from_proto(vi));
+    g->nodes.reserve(size_t(gp.node_size()));
+    for (auto& np : *gp.mutable_node()) {
+      ir::Node node;
+      node.name = np.name();
+      node.op_type = np.op_type();
+      node.domain = np.domain() == "ai.onnx" ? "" : np.domain();
+      node.inputs.assign(np.input().begin(), np.input().end());
+      node.outputs.assign(np.output().begin(), np.output().end());
+      if (node.op_type.empty()) return invalid_model("graph '", gp.name(), "' has a node without op_type");
+      for (auto& ap : *np.mutable_attribute()) {
+        auto a = convert_attribute(ap, depth);
+        if (!a.ok()) return a.take_status().with_context("while loading node " + node.label());
+        node.attributes[ap.name()] = std::move(a).value();
+      }
+      g->nodes.push_back(std::move(node));
+    }
+    return g;
+  }
+
+ private:
+  Result<ir::Attribute> convert_attribute(onnx::AttributeProto& ap, int depth) {
+    using T = ir::Attribute::Type;
+    ir::Attribute a;
+    a.name = ap.name();
+    if (!ap.ref_attr_name().empty())
+      return invalid_model("attribute '", ap.name(), "' refers to '", ap.ref_attr_name(), "' outside a function");
+    switch (ap.type()) {
+      case onnx::AttributeProto::FLOAT: a.type = T::kFloat; a.f = ap.f(); break;
+      case onnx::AttributeProto::INT: a.type = T::kInt; a.i = ap.i(); break;
+      case onnx::AttributeProto::STRING: a.type = T::kString; a.s = ap.s(); break;
+      case onnx::AttributeProto::TENSOR: {
+        a.type = T::kTensor;
+        ONYX_ASSIGN_OR_RETURN(a.t, tensor_from_proto(*ap.mutable_t(), external_));
+        break;
+      }
+      case onnx::AttributeProto::SPARSE_TENSOR: {
+        a.type = T::kTensor;
+        ONYX_ASSIGN_OR_RETURN(a.t, tensor_from_sparse_proto(*ap.mutable_sparse_tensor(), external_));
+        break;
+      }
+      case onnx::AttributeProto::GRAPH: {
+        a.type = T::kGraph;
+        ONYX_ASSIGN_OR_RETURN(a.g, convert(*ap.mutable_g(), depth + 1));
+        break;
+      }
+      case onnx::AttributeProto::FLOATS: a.type = T::kFloats; a.floats.assign(ap.floats().begin(), ap.floats().end()); break;
+      case onnx::AttributeProto::INTS: a.type = T::kInts; a.ints.assign(ap.ints().begin(), ap.ints().end()); break;
+      case onnx::AttributeProto::STRINGS: a.type = T::kStrings; a.strings.assign(ap.strings().begin(), ap.strings().end()); break;
+      case onnx::AttributeProto::TENSORS:
+        a.type = T::kTensors;
+        for (auto& tp : *ap.mutable_tensors()) {
+          ONYX_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(tp, external_));
+          a.tensors.push_back(std::move(t));
+        }
+        break;
+      case onnx::AttributeProto::GRAPHS:
+        a.type = T::kGraphs;
+        for (auto& gp : *ap.mutable_graphs()) {
+          ONYX_ASSIGN_OR_RETURN(auto g, convert(gp, depth + 1));
+          a.graphs.push_back(std::move(g));
+        }
+        break;
+      case onnx::AttributeProto::TYPE_PROTO: a.type = T::kTypeProto; a.type_proto = type_from_proto(ap.tp()); break;
+      default:
+        // Old files (IR < 3) may leave `type` unset; infer it from the field that is set.
+        if (ap.has_f()) { a.type = T::kFloat; a.f = ap.f(); }
+        else if (ap.has_i()) { a.type = T::kInt; a.i = ap.i(); }
+        else if (ap.has_s()) { a.type = T::kString; a.s = ap.s(); }
+        else if (ap.ints_size()) { a.type = T::kInts; a.ints.assign(ap.ints().begin(), ap.ints().end()); }
+        else if (ap.floats_size()) { a.type = T::kFloats; a.floats.assign(ap.floats().begin(), ap.floats().end()); }
+        else if (ap.strings_size()) { a.type = T::kStrings; a.strings.assign(ap.strings().begin(), ap.strings().end()); }
+        else return invalid_model("attribute '", ap.name(), "' has unknown type ", int(ap.type()));
+    }
+    return a;
+  }
+
+  ExternalDataResolver* external_;
+};
+
+Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_dir) {
+  ir::Model m;
+  m.ir_version = mp.ir_version();
+  if (m.ir_version < 1 || m.ir_version > 10)
+    return invalid_model("unsupported IR version ", m.ir_version, " (onyx reads IR 1 to 10)");
+  for (const auto& op : mp.opset_import()) {
+    const std::string d = op.domain() == "ai.onnx" ? "" : op.domain();
+    if (op.version() < 1) return invalid_model("opset import for domain '", d, "' has version ", op.version());
+    m.opsets[d] = op.version();
+  }
+  if (mp.opset_import_size() == 0) m.opsets[""] = 1;  // IR 1-2 files predate opset_import
+  if (mp.functions_size() > 0)
+    return not_implemented("model-local functions (", mp.functions_size(), " in this model) are not supported yet");
+  m.producer_name = mp.producer_name();
+  m.producer_version = mp.producer_version();
+  m.domain = mp.domain();
+  m.doc = mp.doc_string();
+  m.model_version = mp.model_version();
+  for (const auto& kv : mp.metadata_props()) m.metadata[kv.key()] = kv.value();
+  if (!mp.has_graph()) return invalid_model("the model has no graph");
+  ExternalDataResolver external(base_dir);
+  GraphConverter converter(&external);
+  ONYX_ASSIGN_OR_RETURN(auto graph, converter.convert(*mp.mutable_graph(), 0));
+  m.graph = std::move(*graph);
+  return m;
+}
+
+}  // namespace
+
+Result<ir::Model> load_model_bytes(const void* data, size_t size, const std::string& base_dir) {
+  onnx::ModelProto mp;
+  ONYX_RETURN_IF_ERROR(parse_message(data, size, &mp, "model"));
+  return convert_model(mp, base_dir);
+}
+
+Result<ir::Model> load_model_file(const std::string& path) {
+  auto file = MappedFile::open(path);
+  if (!file.ok()) return file.take_status().with_context("while loading model '" + path + "'");
+  const std::string dir = std::filesystem::path(path).parent_path().string();
+  auto model = load_model_bytes((*file)->data(), (*file)->size(), dir.empty() ? "." : dir);
+  if (!model.ok()) return model.take_status().with_context("while loading model '" + path + "'");
+  return model;
+}
+
+namespace {
+
+Result<Value> value_from_sequence(onnx::SequenceProto& sp) {
+  if (sp.elem_type() != onnx::SequenceProto::TENSOR && sp.elem_type() != onnx::SequenceProto::UNDEFINED)
+    return not_implemented("sequences of non-tensors are not supported");
+  std::vector<Tensor> items;
+  DataType elem = DataType::kUndefined;
+  for (auto& tp : *sp.mutable_tensor_values()) {
+    ONYX_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(tp, nullptr));
+    elem = t.dtype();
+    items.push_back(std::move(t));
+  }
+  return Value::sequence(std::move(items), elem);
+}
+
+}  // namespace
+
+Result<Value> load_value_file(const std::string& path, const ir::TypeInfo& expected) {
+  ONYX_ASSIGN_OR_RETURN(auto file, MappedFile::open(path));
+  using K = ir::TypeInfo::Kind;
+  if (expected.kind == K::kSequence) {
+    onnx::SequenceProto sp;
+    ONYX_RETURN_IF_ERROR(parse_message(file->data(), file->size(), &sp, "SequenceProto"));
+    auto v = value_from_sequence(sp);
+    if (v.ok() && v->sequence_elem_type() == DataType::kUndefined && expected.inner)
+      return Value::sequence({}, expected.inner->elem_type);
+    return v;
+  }
+  if (expected.kind == K::kOptional) {
+    onnx::OptionalProto op;
+    ONYX_RETURN_IF_ERROR(parse_message(file->data(), file->size(), &op, "OptionalProto"));
+    if (op.has_tensor_value()) {
+      ONYX_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(*op.mutable_tensor_value(), nullptr));
+      return Value(std::move(t));
+    }
+    if (op.has_sequence_value()) return value_from_sequence(*op.mutable_sequence_value());
+    return Value();
+  }
+  onnx::TensorProto tp;
+  if (file->size() == 0) {  // an empty message is a valid TensorProto with no data
+    return invalid_model("empty tensor file '", path, "'");
+  }
+  ONYX_RETURN_IF_ERROR(parse_message(file->data(), file->size(), &tp, "TensorProto"));
+  ONYX_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(tp, nullptr));
+  return Value(std::move(t));
+}
+
+Result<std::string> serialize_value(const Value& value, const std::string& name) {
+  std::string out;
+  if (value.is_tensor()) {
+    onnx::TensorProto tp;
+    tensor_to_proto(value.tensor(), name, &tp);
+    tp.SerializeToString(&out);
+  } else if (value.is_sequence()) {
+    onnx::SequenceProto sp;
+    sp.set_name(name);
+    sp.set_elem_type(onnx::SequenceProto::TENSOR);
+    for (const Tensor& t : value.sequence_items()) tensor_to_proto(t, "", sp.add_tensor_values());
+    sp.SerializeToString(&out);
+  } else {
+    onnx::OptionalProto op;
+    op.set_name(name);
+    op.SerializeToString(&out);
+  }
+  return out;
+}
+
+}  // namespace onyx::onnx_format

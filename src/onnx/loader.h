@@ -1,0 +1,30 @@
+// The ONNX loader: bytes -> ir::Model. The only room of onyx that sees protobuf.
+//
+// Accepts IR versions 3..10 (and the older IR 1..2 files some converters still write),
+// every initializer encoding (raw_data, typed fields, external data, sparse), and
+// If/Loop/Scan subgraphs. External data is resolved relative to the model's folder and
+// memory-mapped without a copy; a location that escapes that folder, a missing file or a
+// range past the file's end is an INVALID_MODEL error.
+#pragma once
+#include <string>
+
+#include "core/status.h"
+#include "core/value.h"
+#include "ir/graph.h"
+
+namespace onyx::onnx_format {
+
+// Loads a model file. External data paths are resolved against the file's folder.
+Result<ir::Model> load_model_file(const std::string& path);
+
+// Loads a serialized ModelProto. `base_dir` resolves external data ("" refuses any).
+Result<ir::Model> load_model_bytes(const void* data, size_t size, const std::string& base_dir);
+
+// Reads a serialized TensorProto, SequenceProto or OptionalProto (the ONNX test-data .pb
+// files). `expected` picks the message kind; an unknown kind reads a TensorProto.
+Result<Value> load_value_file(const std::string& path, const ir::TypeInfo& expected);
+
+// Serializes a tensor or sequence Value as TensorProto / SequenceProto bytes.
+Result<std::string> serialize_value(const Value& value, const std::string& name);
+
+}  // namespace onyx::onnx_format

@@ -1,0 +1,38 @@
+#include "onnx/mapped_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace onyx::onnx_format {
+
+Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path) {
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return not_found("cannot open '", path, "': ", std::strerror(errno));
+  struct stat st {};
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    return invalid_argument("'", path, "' is not a regular file");
+  }
+  const size_t size = size_t(st.st_size);
+  void* data = nullptr;
+  if (size > 0) {
+    data = ::mmap(nullptr, size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (data == MAP_FAILED) {
+      ::close(fd);
+      return runtime_error("cannot map '", path, "': ", std::strerror(errno));
+    }
+  }
+  ::close(fd);
+  return std::shared_ptr<MappedFile>(new MappedFile(data, size));
+}
+
+MappedFile::~MappedFile() {
+  if (data_ && size_) ::munmap(data_, size_);
+}
+
+}  // namespace onyx::onnx_format

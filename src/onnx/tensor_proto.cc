@@ -1,0 +1,199 @@
+#include "onnx/tensor_proto.h"
+
+#include <filesystem>
+
+namespace onyx::onnx_format {
+namespace fs = std::filesystem;
+
+Result<std::shared_ptr<Buffer>> ExternalDataResolver::read(const std::string& location, int64_t offset,
+                                                           int64_t length) {
+  if (base_dir_.empty()) return invalid_model("external data '", location, "' given but the model has no folder");
+  if (location.empty()) return invalid_model("external data with an empty location");
+  const fs::path rel(location);
+  if (rel.is_absolute()) return invalid_model("external data location '", location, "' is absolute");
+  for (const auto& part : rel)
+    if (part == "..") return invalid_model("external data location '", location, "' escapes the model folder");
+  std::error_code ec;
+  const fs::path base = fs::weakly_canonical(fs::path(base_dir_), ec);
+  const fs::path full = fs::weakly_canonical(base / rel, ec);
+  if (ec) return invalid_model("cannot resolve external data location '", location, "'");
+  const std::string base_s = base.string(), full_s = full.string();
+  if (full_s.compare(0, base_s.size(), base_s) != 0 || (full_s.size() > base_s.size() && full_s[base_s.size()] != '/'))
+    return invalid_model("external data location '", location, "' escapes the model folder (resolves to ", full_s, ")");
+  auto it = files_.find(full_s);
+  if (it == files_.end()) {
+    auto mapped = MappedFile::open(full_s);
+    if (!mapped.ok()) return invalid_model("external data: ", mapped.status().message());
+    it = files_.emplace(full_s, std::move(mapped).value()).first;
+  }
+  const std::shared_ptr<MappedFile>& file = it->second;
+  const uint64_t size = file->size();
+  if (offset < 0 || uint64_t(offset) > size)
+    return invalid_model("external data '", location, "': offset ", offset, " is past the end of the file (", size, " bytes)");
+  if (length < 0) length = int64_t(size - uint64_t(offset));
+  if (uint64_t(length) > size - uint64_t(offset))
+    return invalid_model("external data '", location, "': range [", offset, ", ", offset + length,
+                         ") runs past the end of the file (", size, " bytes)");
+  return std::make_shared<Buffer>(const_cast<char*>(file->data()) + offset, size_t(length), file);
+}
+
+namespace {
+
+template <typename Dst, typename Src>
+void copy_field(const Src& field, Tensor& t) {
+  Dst* out = t.data<Dst>();
+  for (int64_t i = 0; i < t.numel(); ++i) out[i] = static_cast<Dst>(field.Get(int(i)));
+}
+
+// Fills `t` from the typed repeated fields of `p`.
+Status fill_from_typed_fields(const onnx::TensorProto& p, Tensor& t) {
+  const int64_t n = t.numel();
+  auto need = [&](int have, const char* field) -> Status {
+    if (have != n) return invalid_model("tensor '", p.name(), "' ", t.describe(), " has ", have, " values in ", field);
+    return Status::Ok();
+  };
+  switch (t.dtype()) {
+    case DataType::kFloat: ONYX_RETURN_IF_ERROR(need(p.float_data_size(), "float_data")); copy_field<float>(p.float_data(), t); break;
+    case DataType::kDouble: ONYX_RETURN_IF_ERROR(need(p.double_data_size(), "double_data")); copy_field<double>(p.double_data(), t); break;
+    case DataType::kInt64: ONYX_RETURN_IF_ERROR(need(p.int64_data_size(), "int64_data")); copy_field<int64_t>(p.int64_data(), t); break;
+    case DataType::kUInt32: ONYX_RETURN_IF_ERROR(need(p.uint64_data_size(), "uint64_data")); copy_field<uint32_t>(p.uint64_data(), t); break;
+    case DataType::kUInt64: ONYX_RETURN_IF_ERROR(need(p.uint64_data_size(), "uint64_data")); copy_field<uint64_t>(p.uint64_data(), t); break;
+    case DataType::kInt32: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<int32_t>(p.int32_data(), t); break;
+    case DataType::kInt16: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<int16_t>(p.int32_data(), t); break;
+    case DataType::kInt8: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<int8_t>(p.int32_data(), t); break;
+    case DataType::kUInt16: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<uint16_t>(p.int32_data(), t); break;
+    case DataType::kUInt8: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<uint8_t>(p.int32_data(), t); break;
+    case DataType::kBool: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<bool>(p.int32_data(), t); break;
+    case DataType::kFloat16:
+    case DataType::kBFloat16: {
+      ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data"));
+      uint16_t* out = t.data<uint16_t>();
+      for (int64_t i = 0; i < n; ++i) out[i] = uint16_t(p.int32_data(int(i)));
+      break;
+    }
+    case DataType::kComplex64: ONYX_RETURN_IF_ERROR(need(p.float_data_size() / 2, "float_data")); {
+      float* out = t.data<float>();
+      for (int64_t i = 0; i < 2 * n; ++i) out[i] = p.float_data(int(i));
+      break;
+    }
+    case DataType::kComplex128: ONYX_RETURN_IF_ERROR(need(p.double_data_size() / 2, "double_data")); {
+      double* out = t.data<double>();
+      for (int64_t i = 0; i < 2 * n; ++i) out[i] = p.double_data(int(i));
+      break;
+    }
+    case DataType::kString: {
+      ONYX_RETURN_IF_ERROR(need(p.string_data_size(), "string_data"));
+      std::string* out = t.data<std::string>();
+      for (int64_t i = 0; i < n; ++i) out[i] = p.string_data(int(i));
+      break;
+    }
+    case DataType::kUndefined: return invalid_model("tensor '", p.name(), "' has no data type");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* external) {
+  if (!is_valid_data_type(p.data_type()))
+    return invalid_model("tensor '", p.name(), "' has unknown data type ", p.data_type());
+  const DataType dtype = DataType(p.data_type());
+  Shape shape(p.dims().begin(), p.dims().end());
+  for (int64_t d : shape)
+    if (d < 0) return invalid_model("tensor '", p.name(), "' has negative dim in ", shape_to_string(shape));
+  const int64_t n = shape_size(shape);
+  if (n < 0) return invalid_model("tensor '", p.name(), "' shape ", shape_to_string(shape), " overflows");
+  const size_t item = data_type_size(dtype);
+  if (n > 0 && uint64_t(n) > (uint64_t(1) << 46) / item)
+    return invalid_model("tensor '", p.name(), "' ", shape_to_string(shape), " is too large");
+  const size_t nbytes = size_t(n) * item;
+
+  if (p.data_location() == onnx::TensorProto::EXTERNAL) {
+    if (dtype == DataType::kString) return invalid_model("tensor '", p.name(), "': string tensors cannot use external data");
+    if (!external) return invalid_model("tensor '", p.name(), "' uses external data, which is not available here");
+    std::string location;
+    int64_t offset = 0, length = -1;
+    for (const auto& kv : p.external_data()) {
+      try {
+        if (kv.key() == "location") location = kv.value();
+        else if (kv.key() == "offset") offset = std::stoll(kv.value());
+        else if (kv.key() == "length") length = std::stoll(kv.value());
+      } catch (...) {
+        return invalid_model("tensor '", p.name(), "': bad external data ", kv.key(), " '", kv.value(), "'");
+      }
+    }
+    ONYX_ASSIGN_OR_RETURN(auto buffer, external->read(location, offset, length));
+    if (buffer->size() != nbytes)
+      return invalid_model("tensor '", p.name(), "' ", data_type_name(dtype), shape_to_string(shape), " needs ", nbytes,
+                           " bytes but its external data holds ", buffer->size());
+    return Tensor(dtype, std::move(shape), std::move(buffer));
+  }
+
+  if (p.has_raw_data()) {
+    if (dtype == DataType::kString) return invalid_model("tensor '", p.name(), "': string tensors cannot use raw_data");
+    if (p.raw_data().size() != nbytes)
+      return invalid_model("tensor '", p.name(), "' ", data_type_name(dtype), shape_to_string(shape), " needs ", nbytes,
+                           " bytes but raw_data holds ", p.raw_data().size());
+    // Take the parsed string without copying it; the tensor keeps it alive.
+    std::shared_ptr<std::string> raw(p.release_raw_data());
+    if (reinterpret_cast<uintptr_t>(raw->data()) % 16 != 0) {  // keep typed access aligned
+      Tensor t(dtype, std::move(shape));
+      std::memcpy(t.raw_data(), raw->data(), nbytes);
+      return t;
+    }
+    void* data = raw->data();
+    return Tensor(dtype, std::move(shape), std::make_shared<Buffer>(data, nbytes, std::shared_ptr<void>(raw, data)));
+  }
+
+  Tensor t(dtype, std::move(shape));
+  ONYX_RETURN_IF_ERROR(fill_from_typed_fields(p, t));
+  return t;
+}
+
+Result<Tensor> tensor_from_sparse_proto(onnx::SparseTensorProto& sp, ExternalDataResolver* external) {
+  ONYX_ASSIGN_OR_RETURN(Tensor values, tensor_from_proto(*sp.mutable_values(), external));
+  ONYX_ASSIGN_OR_RETURN(Tensor indices, tensor_from_proto(*sp.mutable_indices(), external));
+  Shape shape(sp.dims().begin(), sp.dims().end());
+  const std::string& name = sp.values().name();
+  ONYX_ASSIGN_OR_RETURN(Tensor dense, Tensor::create(values.dtype(), shape));
+  if (values.rank() != 1) return invalid_model("sparse tensor '", name, "': values must be 1-D");
+  const int64_t nnz = values.numel(), rank = int64_t(shape.size()), total = dense.numel();
+  const std::vector<int64_t> idx = indices.to_int64_vector();
+  const bool linear = indices.rank() == 1;
+  if (!(linear && indices.numel() == nnz) && !(indices.rank() == 2 && indices.dim(0) == nnz && indices.dim(1) == rank))
+    return invalid_model("sparse tensor '", name, "': indices ", indices.describe(), " do not match ", nnz, " values of rank ", rank);
+  const std::vector<int64_t> strides = shape_strides(shape);
+  const size_t item = values.itemsize();
+  for (int64_t k = 0; k < nnz; ++k) {
+    int64_t pos = 0;
+    if (linear) {
+      pos = idx[size_t(k)];
+    } else {
+      for (int64_t d = 0; d < rank; ++d) {
+        const int64_t i = idx[size_t(k * rank + d)];
+        if (i < 0 || i >= shape[size_t(d)]) return invalid_model("sparse tensor '", name, "': index out of range");
+        pos += i * strides[size_t(d)];
+      }
+    }
+    if (pos < 0 || pos >= total) return invalid_model("sparse tensor '", name, "': index ", pos, " out of range");
+    if (values.dtype() == DataType::kString)
+      dense.data<std::string>()[pos] = values.data<std::string>()[k];
+    else
+      std::memcpy(static_cast<char*>(dense.raw_data()) + size_t(pos) * item,
+                  static_cast<const char*>(values.raw_data()) + size_t(k) * item, item);
+  }
+  return dense;
+}
+
+void tensor_to_proto(const Tensor& t, const std::string& name, onnx::TensorProto* p) {
+  p->set_name(name);
+  p->set_data_type(int(t.dtype()));
+  for (int64_t d : t.shape()) p->add_dims(d);
+  if (t.dtype() == DataType::kString) {
+    for (int64_t i = 0; i < t.numel(); ++i) p->add_string_data(t.data<std::string>()[i]);
+  } else {
+    p->set_raw_data(static_cast<const char*>(t.raw_data()), t.nbytes());
+  }
+}
+
+}  // namespace onyx::onnx_format

@@ -1,0 +1,34 @@
+// TensorProto <-> Tensor conversion (internal to src/onnx).
+#pragma once
+#include <map>
+#include <memory>
+#include <string>
+
+#include <onnx/onnx_pb.h>
+
+#include "core/tensor.h"
+#include "onnx/mapped_file.h"
+
+namespace onyx::onnx_format {
+
+// Resolves external-data locations against one model folder, mapping each file once.
+class ExternalDataResolver {
+ public:
+  explicit ExternalDataResolver(std::string base_dir) : base_dir_(std::move(base_dir)) {}
+  // The bytes [offset, offset+length) of `location`, kept alive by the returned buffer.
+  // length < 0 means "to the end of the file".
+  Result<std::shared_ptr<Buffer>> read(const std::string& location, int64_t offset, int64_t length);
+
+ private:
+  std::string base_dir_;
+  std::map<std::string, std::shared_ptr<MappedFile>> files_;
+};
+
+// Converts a TensorProto. `proto` may be consumed (its raw_data moved into the tensor).
+Result<Tensor> tensor_from_proto(onnx::TensorProto& proto, ExternalDataResolver* external);
+// Converts a SparseTensorProto into a dense tensor.
+Result<Tensor> tensor_from_sparse_proto(onnx::SparseTensorProto& proto, ExternalDataResolver* external);
+// Writes a tensor as a TensorProto (raw_data for numbers, string_data for strings).
+void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto);
+
+}  // namespace onyx::onnx_format

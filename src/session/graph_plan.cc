@@ -1,0 +1,272 @@
+#include "session/graph_plan.h"
+
+#include <algorithm>
+#include <functional>
+#include <queue>
+
+namespace onyx {
+namespace {
+
+// Names a graph reads that it does not define itself (recursively through its subgraphs).
+void collect_free_names(const ir::Graph& g, std::set<std::string>& out) {
+  std::set<std::string> defined;
+  for (const auto& vi : g.inputs) defined.insert(vi.name);
+  for (const auto& kv : g.initializers) defined.insert(kv.first);
+  for (const auto& n : g.nodes)
+    for (const auto& o : n.outputs) defined.insert(o);
+  auto use = [&](const std::string& name) {
+    if (!name.empty() && !defined.count(name)) out.insert(name);
+  };
+  for (const auto& n : g.nodes) {
+    for (const auto& i : n.inputs) use(i);
+    for (const auto& kv : n.attributes) {
+      std::set<std::string> inner;
+      if (kv.second.g) collect_free_names(*kv.second.g, inner);
+      for (const auto& sg : kv.second.graphs) collect_free_names(*sg, inner);
+      for (const auto& name : inner) use(name);
+    }
+  }
+  for (const auto& vi : g.outputs) use(vi.name);
+}
+
+// Every value a node reads: its inputs, plus what its subgraphs read from outside.
+std::vector<std::string> node_reads(const ir::Node& n) {
+  std::vector<std::string> reads;
+  for (const auto& i : n.inputs)
+    if (!i.empty()) reads.push_back(i);
+  for (const auto& kv : n.attributes) {
+    std::set<std::string> inner;
+    if (kv.second.g) collect_free_names(*kv.second.g, inner);
+    for (const auto& sg : kv.second.graphs) collect_free_names(*sg, inner);
+    reads.insert(reads.end(), inner.begin(), inner.end());
+  }
+  return reads;
+}
+
+}  // namespace
+
+int GraphPlan::slot(const std::string& name) {
+  auto it = slot_of_.find(name);
+  if (it != slot_of_.end()) return it->second;
+  const int s = int(slot_names_.size());
+  slot_names_.push_back(name);
+  slot_of_.emplace(name, s);
+  constants_.emplace_back();
+  return s;
+}
+
+Status GraphPlan::order_nodes(std::vector<const ir::Node*>& order, const Scope* outer) {
+  const auto& nodes = graph_.nodes;
+  std::unordered_map<std::string, size_t> producer;
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& o : nodes[i].outputs) {
+      if (o.empty()) continue;
+      if (!producer.emplace(o, i).second)
+        return invalid_model("value '", o, "' is produced by two nodes: ", nodes[producer[o]].label(), " and ",
+                             nodes[i].label());
+      if (graph_.initializers.count(o))
+        return invalid_model("node ", nodes[i].label(), " writes '", o, "', which is an initializer");
+    }
+  }
+  std::set<std::string> graph_inputs;
+  for (const auto& vi : graph_.inputs) graph_inputs.insert(vi.name);
+  std::vector<std::vector<size_t>> consumers(nodes.size());
+  std::vector<int> pending(nodes.size(), 0);
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    for (const auto& name : node_reads(nodes[i])) {
+      auto it = producer.find(name);
+      if (it != producer.end()) {
+        consumers[it->second].push_back(i);
+        ++pending[i];
+      } else if (!graph_inputs.count(name) && !graph_.initializers.count(name) && !(outer && outer->contains(name))) {
+        return invalid_model("node ", nodes[i].label(), " reads '", name,
+                             "', which no node, initializer, graph input or enclosing graph defines");
+      }
+    }
+  }
+  // Kahn's algorithm, preferring the file's order among ready nodes.
+  std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (pending[i] == 0) ready.push(i);
+  while (!ready.empty()) {
+    const size_t i = ready.top();
+    ready.pop();
+    order.push_back(&nodes[i]);
+    for (size_t c : consumers[i])
+      if (--pending[c] == 0) ready.push(c);
+  }
+  if (order.size() != nodes.size()) {
+    for (size_t i = 0; i < nodes.size(); ++i)
+      if (pending[i] > 0) return invalid_model("the graph has a cycle through node ", nodes[i].label());
+  }
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, const std::map<std::string, int64_t>& opsets,
+                                                    const Scope* outer) {
+  std::shared_ptr<GraphPlan> plan(new GraphPlan(graph));
+  std::vector<const ir::Node*> order;
+  ONYX_RETURN_IF_ERROR(plan->order_nodes(order, outer));
+
+  std::set<std::string> graph_input_names;
+  for (const auto& vi : graph.inputs) {
+    if (!graph_input_names.insert(vi.name).second) return invalid_model("graph input '", vi.name, "' is listed twice");
+    plan->input_slots_.push_back(plan->slot(vi.name));
+  }
+  for (const auto& kv : graph.initializers) plan->constants_[size_t(plan->slot(kv.first))] = Value(kv.second);
+
+  // The scope nested graphs see: everything this graph defines, then the enclosing scopes.
+  auto scope = std::make_shared<Scope>();
+  scope->parent = outer;
+  for (const auto& vi : graph.inputs) scope->names.insert(vi.name);
+  for (const auto& kv : graph.initializers) scope->names.insert(kv.first);
+  for (const auto& n : graph.nodes)
+    for (const auto& o : n.outputs)
+      if (!o.empty()) scope->names.insert(o);
+
+  std::set<std::string> free_names;
+  collect_free_names(graph, free_names);
+  for (const auto& name : free_names) {
+    plan->captured_names_.push_back(name);
+    plan->captured_slots_.push_back(plan->slot(name));
+  }
+
+  std::map<std::string, int64_t> opsets_copy = opsets;
+  for (const ir::Node* node : order) {
+    Step step;
+    step.node = node;
+    auto it = opsets.find(node->domain);
+    if (it == opsets.end())
+      return invalid_model("node ", node->label(), " uses domain '", node->domain, "', which the model does not import");
+    step.opset = it->second;
+    std::vector<const Tensor*> constant_inputs;
+    for (const auto& in : node->inputs) {
+      step.inputs.push_back(in.empty() ? -1 : plan->slot(in));
+      auto init = graph.initializers.find(in);
+      const bool constant = !in.empty() && init != graph.initializers.end() && !graph_input_names.count(in);
+      constant_inputs.push_back(constant ? &init->second : nullptr);
+    }
+    for (const auto& out : node->outputs) step.outputs.push_back(out.empty() ? -1 : plan->slot(out));
+
+    const KernelDef* def = KernelRegistry::global().find("CPU", node->domain, node->op_type, step.opset);
+    if (!def) {
+      return not_implemented("no CPU kernel for ", node->domain.empty() ? "" : node->domain + ":", node->op_type,
+                             " at opset ", step.opset, " (node ", node->label(), ")");
+    }
+    step.kernel = def->factory();
+    const Scope* scope_ptr = scope.get();
+    KernelInfo info(*node, step.opset, std::move(constant_inputs),
+                    [scope, scope_ptr, opsets_copy](const ir::Graph& sub) -> Result<std::shared_ptr<const SubgraphPlan>> {
+                      ONYX_ASSIGN_OR_RETURN(auto p, GraphPlan::build(sub, opsets_copy, scope_ptr));
+                      return std::shared_ptr<const SubgraphPlan>(std::move(p));
+                    });
+    Status st = step.kernel->prepare(info);
+    if (!st.ok())
+      return std::move(st).with_context("while preparing node " + node->label() + " at opset " + std::to_string(step.opset));
+    plan->steps_.push_back(std::move(step));
+  }
+
+  for (const auto& vi : graph.outputs) {
+    if (vi.name.empty()) return invalid_model("graph '", graph.name, "' has an output without a name");
+    if (!scope->names.count(vi.name) && !(outer && outer->contains(vi.name)))
+      return invalid_model("graph output '", vi.name, "' is not defined by any node, input or initializer");
+    plan->output_slots_.push_back(plan->slot(vi.name));
+  }
+
+  // Release each non-constant slot after its last reader; keep outputs, inputs and captures.
+  std::vector<int> last_reader(plan->slot_names_.size(), -1);
+  for (size_t s = 0; s < plan->steps_.size(); ++s) {
+    for (int in : plan->steps_[s].inputs)
+      if (in >= 0) last_reader[size_t(in)] = int(s);
+    for (const auto& name : node_reads(*plan->steps_[s].node)) {
+      auto it = plan->slot_of_.find(name);
+      if (it != plan->slot_of_.end()) last_reader[size_t(it->second)] = int(s);
+    }
+  }
+  std::vector<bool> keep(plan->slot_names_.size(), false);
+  for (int s : plan->output_slots_) keep[size_t(s)] = true;
+  for (size_t s = 0; s < keep.size(); ++s)
+    if (!plan->constants_[s].is_none()) keep[s] = true;
+  for (size_t s = 0; s < last_reader.size(); ++s)
+    if (last_reader[s] >= 0 && !keep[s]) plan->steps_[size_t(last_reader[s])].release.push_back(int(s));
+  return plan;
+}
+
+Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame* parent) const {
+  Frame frame(*this, parent);
+  frame.values = constants_;
+  if (inputs.size() > input_slots_.size())
+    return invalid_argument("graph '", graph_.name, "' takes ", input_slots_.size(), " inputs, got ", inputs.size());
+  for (size_t i = 0; i < inputs.size(); ++i)
+    if (!inputs[i].is_none() || constants_[size_t(input_slots_[i])].is_none())
+      frame.values[size_t(input_slots_[i])] = std::move(inputs[i]);
+  for (size_t i = 0; i < captured_slots_.size(); ++i) {
+    const Value* v = parent ? parent->lookup(captured_names_[i]) : nullptr;
+    if (!v) return runtime_error("value '", captured_names_[i], "' from an enclosing graph is not available");
+    frame.values[size_t(captured_slots_[i])] = *v;
+  }
+
+  std::vector<const Value*> in_ptrs;
+  std::vector<Value*> out_ptrs;
+  for (const Step& step : steps_) {
+    in_ptrs.clear();
+    out_ptrs.clear();
+    for (int s : step.inputs) in_ptrs.push_back(s >= 0 ? &frame.values[size_t(s)] : nullptr);
+    for (int s : step.outputs) {
+      if (s >= 0) frame.values[size_t(s)] = Value();
+      out_ptrs.push_back(s >= 0 ? &frame.values[size_t(s)] : nullptr);
+    }
+    KernelContext ctx(in_ptrs, out_ptrs, &frame);
+    Status st = step.kernel->compute(ctx);
+    if (!st.ok()) {
+      return std::move(st).with_context("while running node " + step.node->label() + " at opset " +
+                                        std::to_string(step.opset));
+    }
+    for (int s : step.release) frame.values[size_t(s)] = Value();
+  }
+
+  std::vector<Value> outputs;
+  outputs.reserve(output_slots_.size());
+  for (int s : output_slots_) outputs.push_back(frame.values[size_t(s)]);
+  return outputs;
+}
+
+const Value* Frame::lookup(const std::string& name) const {
+  auto it = plan_.slot_of_.find(name);
+  if (it != plan_.slot_of_.end()) return &values[size_t(it->second)];
+  return parent_ ? parent_->lookup(name) : nullptr;
+}
+
+// KernelContext members that need the plan.
+
+const Value& KernelContext::input_value(int i) const {
+  static const Value kNone;
+  return has_input(i) ? *inputs_[size_t(i)] : kNone;
+}
+
+const Tensor& KernelContext::input(int i) const {
+  static const Tensor kUndefined;
+  return has_input(i) && inputs_[size_t(i)]->is_tensor() ? inputs_[size_t(i)]->tensor() : kUndefined;
+}
+
+Result<Tensor*> KernelContext::allocate_output(int i, DataType dtype, const Shape& shape) {
+  if (i < 0 || i >= num_outputs()) return runtime_error("kernel wrote output ", i, " of a node with ", num_outputs());
+  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape));
+  Value* slot = outputs_[size_t(i)];
+  if (!slot) {
+    if (scratch_.empty()) scratch_.resize(outputs_.size());
+    slot = &scratch_[size_t(i)];
+  }
+  *slot = Value(std::move(t));
+  return &slot->tensor();
+}
+
+void KernelContext::set_output(int i, Value value) {
+  if (i >= 0 && i < num_outputs() && outputs_[size_t(i)]) *outputs_[size_t(i)] = std::move(value);
+}
+
+Result<std::vector<Value>> KernelContext::run_subgraph(const SubgraphPlan& plan, std::vector<Value> inputs) const {
+  return plan.run(std::move(inputs), frame_);
+}
+
+}  // namespace onyx

@@ -1,0 +1,83 @@
+// GraphPlan: a graph made ready to run. Nodes in topological order, one prepared kernel per
+// node, every value given a slot, and each slot released after its last reader so memory is
+// reused. A plan is immutable after build(): run() is const and safe to call concurrently.
+//
+// Subgraphs (If/Loop/Scan bodies) are GraphPlans too; they read values of enclosing graphs
+// ("outer scope") through the Frame of the run that called them.
+#pragma once
+#include <memory>
+#include <set>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "core/value.h"
+#include "ir/graph.h"
+#include "kernels/kernel.h"
+
+namespace onyx {
+
+// The names visible to a graph from its enclosing graphs, innermost first.
+struct Scope {
+  const Scope* parent = nullptr;
+  std::set<std::string> names;
+  bool contains(const std::string& name) const {
+    return names.count(name) || (parent && parent->contains(name));
+  }
+};
+
+class GraphPlan {
+ public:
+  // Plans `graph` (which must outlive the plan). `opsets` maps domain -> model opset.
+  static Result<std::shared_ptr<GraphPlan>> build(const ir::Graph& graph, const std::map<std::string, int64_t>& opsets,
+                                                  const Scope* outer);
+
+  // Runs the graph: `inputs` in graph-input order (a none Value lets an initializer default
+  // apply); returns the graph outputs in order. `parent` is the caller's frame for subgraphs.
+  Result<std::vector<Value>> run(std::vector<Value> inputs, const Frame* parent) const;
+
+  const ir::Graph& graph() const { return graph_; }
+  int num_inputs() const { return int(input_slots_.size()); }
+  int num_outputs() const { return int(output_slots_.size()); }
+  // Names of values this graph reads from enclosing graphs.
+  const std::vector<std::string>& captured_names() const { return captured_names_; }
+
+ private:
+  friend class Frame;
+  struct Step {
+    const ir::Node* node = nullptr;
+    int64_t opset = 0;
+    std::unique_ptr<Kernel> kernel;
+    std::vector<int> inputs;   // slot per node input; -1 for omitted
+    std::vector<int> outputs;  // slot per node output; -1 for omitted
+    std::vector<int> release;  // slots whose last reader is this step
+  };
+
+  explicit GraphPlan(const ir::Graph& graph) : graph_(graph) {}
+  int slot(const std::string& name);
+  Status order_nodes(std::vector<const ir::Node*>& order, const Scope* outer);
+
+  const ir::Graph& graph_;
+  std::vector<std::string> slot_names_;
+  std::unordered_map<std::string, int> slot_of_;
+  std::vector<Value> constants_;       // per slot: initializer values, else none
+  std::vector<int> input_slots_, output_slots_;
+  std::vector<int> captured_slots_;
+  std::vector<std::string> captured_names_;
+  std::vector<Step> steps_;
+};
+
+// The values of one running graph; outer-scope lookups walk the parent chain.
+class Frame {
+ public:
+  Frame(const GraphPlan& plan, const Frame* parent) : plan_(plan), parent_(parent) {}
+  // The current value named `name` in this frame or an enclosing one; null when unknown.
+  const Value* lookup(const std::string& name) const;
+  std::vector<Value> values;
+
+ private:
+  const GraphPlan& plan_;
+  const Frame* parent_;
+};
+
+}  // namespace onyx

@@ -1,0 +1,13 @@
+// The onyx command line: one function per subcommand, each in its own file.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace onyx::cli {
+
+// Each returns the process exit code; args exclude the program and subcommand names.
+int info_command(const std::vector<std::string>& args);
+int run_command(const std::vector<std::string>& args);
+int test_command(const std::vector<std::string>& args);
+
+}  // namespace onyx::cli

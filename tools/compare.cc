@@ -1,0 +1,88 @@
+#include "compare.h"
+
+#include <cmath>
+#include <sstream>
+
+namespace onyx::cli {
+namespace {
+
+std::string compare_tensors(const Tensor& e, const Tensor& a, const Tolerance& tol) {
+  if (e.dtype() != a.dtype())
+    return std::string("dtype: expected ") + data_type_name(e.dtype()) + ", got " + data_type_name(a.dtype());
+  if (e.shape() != a.shape()) return "shape: expected " + shape_to_string(e.shape()) + ", got " + shape_to_string(a.shape());
+  const int64_t n = e.numel();
+  int64_t bad = 0, first = -1;
+  double max_err = 0;
+  std::string first_e, first_a;
+  if (e.dtype() == DataType::kString) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (e.data<std::string>()[i] != a.data<std::string>()[i]) {
+        if (first < 0) { first = i; first_e = e.data<std::string>()[i]; first_a = a.data<std::string>()[i]; }
+        ++bad;
+      }
+    }
+    if (!bad) return "";
+    return std::to_string(bad) + "/" + std::to_string(n) + " strings differ; first [" + std::to_string(first) +
+           "] expected \"" + first_e + "\" got \"" + first_a + "\"";
+  }
+  const bool is_float = is_float_type(e.dtype()) || e.dtype() == DataType::kComplex64 || e.dtype() == DataType::kComplex128;
+  const int64_t count = e.dtype() == DataType::kComplex64 || e.dtype() == DataType::kComplex128 ? 2 * n : n;
+  for (int64_t i = 0; i < count; ++i) {
+    bool ok;
+    double ev, av;
+    if (e.dtype() == DataType::kComplex64) { ev = e.data<float>()[i]; av = a.data<float>()[i]; }
+    else if (e.dtype() == DataType::kComplex128) { ev = e.data<double>()[i]; av = a.data<double>()[i]; }
+    else if (e.dtype() == DataType::kUInt64 || e.dtype() == DataType::kInt64) {
+      const bool eq = e.get_int64(i) == a.get_int64(i);
+      if (!eq) { ++bad; if (first < 0) { first = i; first_e = std::to_string(e.get_int64(i)); first_a = std::to_string(a.get_int64(i)); } }
+      continue;
+    } else { ev = e.get_double(i); av = a.get_double(i); }
+    if (is_float) {
+      if (std::isnan(ev) || std::isnan(av)) ok = std::isnan(ev) && std::isnan(av);
+      else if (std::isinf(ev) || std::isinf(av)) ok = ev == av;
+      else {
+        const double err = std::fabs(av - ev);
+        ok = err <= tol.atol + tol.rtol * std::fabs(ev);
+        if (!ok) max_err = std::max(max_err, err);
+      }
+    } else {
+      ok = ev == av;
+    }
+    if (!ok) {
+      ++bad;
+      if (first < 0) {
+        first = i;
+        std::ostringstream os1, os2;
+        os1.precision(9); os2.precision(9);
+        os1 << ev; os2 << av;
+        first_e = os1.str(); first_a = os2.str();
+      }
+    }
+  }
+  if (!bad) return "";
+  std::ostringstream os;
+  os << bad << "/" << count << " values out of tolerance";
+  if (is_float) os << " (max abs err " << max_err << ")";
+  os << "; first [" << first << "] expected " << first_e << " got " << first_a;
+  return os.str();
+}
+
+}  // namespace
+
+std::string compare_values(const Value& expected, const Value& actual, const Tolerance& tol) {
+  if (expected.kind() != actual.kind()) return "kind: expected " + expected.describe() + ", got " + actual.describe();
+  if (expected.is_tensor()) return compare_tensors(expected.tensor(), actual.tensor(), tol);
+  if (expected.is_sequence()) {
+    const auto& es = expected.sequence_items();
+    const auto& as = actual.sequence_items();
+    if (es.size() != as.size())
+      return "sequence length: expected " + std::to_string(es.size()) + ", got " + std::to_string(as.size());
+    for (size_t i = 0; i < es.size(); ++i) {
+      std::string d = compare_tensors(es[i], as[i], tol);
+      if (!d.empty()) return "item " + std::to_string(i) + ": " + d;
+    }
+  }
+  return "";
+}
+
+}  // namespace onyx::cli

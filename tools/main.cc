@@ -1,0 +1,36 @@
+// onyx: the command-line entry point. `onyx help` lists the subcommands.
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+
+namespace {
+
+void print_usage() {
+  std::printf(
+      "onyx - an ONNX inference runtime\n\n"
+      "usage:\n"
+      "  onyx info MODEL                   IR, opsets, producer, inputs/outputs, op histogram\n"
+      "  onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] [--outputs-dir DIR] [--random-inputs]\n"
+      "                                    run once and print the outputs and the time taken\n"
+      "  onyx test CASE_DIR...             run ONNX test cases (model.onnx + test_data_set_*)\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
+    print_usage();
+    return argc < 2 ? 2 : 0;
+  }
+  const std::string command = argv[1];
+  const std::vector<std::string> args(argv + 2, argv + argc);
+  if (command == "info") return onyx::cli::info_command(args);
+  if (command == "run") return onyx::cli::run_command(args);
+  if (command == "test") return onyx::cli::test_command(args);
+  std::fprintf(stderr, "onyx: unknown command '%s'\n", command.c_str());
+  print_usage();
+  return 2;
+}

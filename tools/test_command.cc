@@ -1,0 +1,97 @@
+// onyx test CASE_DIR...: runs ONNX backend test cases. A case is a folder holding model.onnx
+// and test_data_set_*/ with input_K.pb and output_K.pb. input_K feeds the K-th graph input
+// that has no initializer; output_K is compared with the K-th graph output.
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "commands.h"
+#include "compare.h"
+#include "onnx/loader.h"
+#include "session/session.h"
+
+namespace onyx::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// Runs every data set of one case; returns "" on success or the reason for failure.
+std::string run_case(const fs::path& dir, const Tolerance& tol) {
+  auto session = Session::load_file((dir / "model.onnx").string());
+  if (!session.ok()) return "load: " + session.status().to_string();
+  const Session& s = **session;
+  std::vector<const ir::ValueInfo*> feedable;
+  for (const auto& vi : s.inputs())
+    if (!s.input_has_default(vi.name)) feedable.push_back(&vi);
+
+  std::vector<fs::path> sets;
+  std::error_code ec;
+  for (const auto& entry : fs::directory_iterator(dir, ec))
+    if (entry.is_directory() && entry.path().filename().string().rfind("test_data_set_", 0) == 0)
+      sets.push_back(entry.path());
+  if (ec) return "cannot list '" + dir.string() + "': " + ec.message();
+  std::sort(sets.begin(), sets.end());
+  if (sets.empty()) return "no test_data_set_* folder";
+
+  for (const fs::path& set : sets) {
+    const std::string set_name = set.filename().string();
+    std::vector<std::pair<std::string, Value>> feeds;
+    for (size_t k = 0;; ++k) {
+      const fs::path f = set / ("input_" + std::to_string(k) + ".pb");
+      if (!fs::exists(f)) break;
+      if (k >= feedable.size()) return set_name + ": more input files than graph inputs";
+      auto v = onnx_format::load_value_file(f.string(), feedable[k]->type);
+      if (!v.ok()) return set_name + ": reading " + f.filename().string() + ": " + v.status().to_string();
+      feeds.emplace_back(feedable[k]->name, std::move(v).value());
+    }
+    auto outputs = s.run(feeds);
+    if (!outputs.ok()) return set_name + ": run: " + outputs.status().to_string();
+    for (size_t k = 0; k < s.outputs().size(); ++k) {
+      const fs::path f = set / ("output_" + std::to_string(k) + ".pb");
+      if (!fs::exists(f)) break;
+      auto expected = onnx_format::load_value_file(f.string(), s.outputs()[k].type);
+      if (!expected.ok()) return set_name + ": reading " + f.filename().string() + ": " + expected.status().to_string();
+      const std::string diff = compare_values(*expected, (*outputs)[k], tol);
+      if (!diff.empty()) return set_name + ": output '" + s.outputs()[k].name + "': " + diff;
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
+int test_command(const std::vector<std::string>& args) {
+  Tolerance tol;
+  std::vector<std::string> dirs;
+  for (size_t i = 0; i < args.size(); ++i) {
+    if (args[i] == "--rtol" && i + 1 < args.size()) tol.rtol = std::stod(args[++i]);
+    else if (args[i] == "--atol" && i + 1 < args.size()) tol.atol = std::stod(args[++i]);
+    else dirs.push_back(args[i]);
+  }
+  if (dirs.empty()) {
+    std::fprintf(stderr, "usage: onyx test [--rtol R] [--atol A] CASE_DIR...\n");
+    return 2;
+  }
+  int passed = 0, failed = 0;
+  for (const std::string& d : dirs) {
+    fs::path dir(d);
+    const std::string id = dir.parent_path().filename().string() + "/" + dir.filename().string();
+    const auto start = std::chrono::steady_clock::now();
+    const std::string why = run_case(dir, tol);
+    const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+    if (why.empty()) {
+      ++passed;
+      std::printf("PASS %s (%.1f ms)\n", id.c_str(), ms);
+    } else {
+      ++failed;
+      std::printf("FAIL %s: %s\n", id.c_str(), why.c_str());
+    }
+    std::fflush(stdout);
+  }
+  std::printf("%d passed, %d failed\n", passed, failed);
+  return failed == 0 ? 0 : 1;
+}
+
+}  // namespace onyx::cli
