@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Installs the Debian packages onyx needs to build and test, when they are missing.
+# Idempotent and non-interactive; needs root (or sudo) only when something is missing.
+set -euo pipefail
+
+packages=(
+  build-essential cmake ninja-build
+  libprotobuf-dev protobuf-compiler libonnx-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
+  libonnx-testdata
+  python3-numpy python3-onnx python3-pytest pybind11-dev
+)
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  sudo_cmd=()
+  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
+  export DEBIAN_FRONTEND=noninteractive
+  "${sudo_cmd[@]}" apt-get update -qq
+  "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
+fi

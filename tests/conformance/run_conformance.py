@@ -1,0 +1,125 @@
+#!/usr/bin/env python3
+"""Runs the ONNX backend test suite (Debian's libonnx-testdata) through `onyx test`.
+
+Each case runs in its own process with a time limit, so a crash or a hang is reported as
+such and cannot take the others down. With --check, exits non-zero when a case listed in
+expected_pass.txt does not pass, when a case not listed there passes (the list must stay
+honest), or when any case crashes or times out. --update adds newly passing cases to the
+list (it never removes one). Uses only the standard library.
+"""
+import argparse
+import concurrent.futures
+import os
+import signal
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+DATA = "/usr/share/libonnx-testdata/data"
+SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
+EXPECTED = os.path.join(HERE, "expected_pass.txt")
+
+
+def list_cases(filters):
+    cases = []
+    for suite in SUITES:
+        root = os.path.join(DATA, suite)
+        for name in sorted(os.listdir(root)):
+            if os.path.exists(os.path.join(root, name, "model.onnx")):
+                case_id = f"{suite}/{name}"
+                if not filters or any(f in case_id for f in filters):
+                    cases.append(case_id)
+    return cases
+
+
+def run_case(onyx, case_id, timeout):
+    start = time.monotonic()
+    try:
+        proc = subprocess.run([onyx, "test", os.path.join(DATA, case_id)], capture_output=True,
+                              text=True, timeout=timeout, errors="replace")
+    except subprocess.TimeoutExpired:
+        return case_id, "TIMEOUT", f"no verdict after {timeout} s"
+    elapsed = time.monotonic() - start
+    if proc.returncode < 0:
+        sig = signal.Signals(-proc.returncode).name
+        return case_id, "CRASH", f"{sig}; stderr: {proc.stderr.strip()[-300:]}"
+    for line in proc.stdout.splitlines():
+        if line.startswith("PASS "):
+            return case_id, "PASS", f"{elapsed:.2f} s"
+        if line.startswith("FAIL "):
+            return case_id, "FAIL", line.split(": ", 1)[1] if ": " in line else line
+    return case_id, "CRASH", f"exit {proc.returncode} without a verdict; stderr: {proc.stderr.strip()[-300:]}"
+
+
+def read_expected():
+    if not os.path.exists(EXPECTED):
+        return set()
+    with open(EXPECTED) as f:
+        return {l.strip() for l in f if l.strip() and not l.startswith("#")}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--onyx", required=True, help="path to the onyx binary")
+    ap.add_argument("--check", action="store_true", help="compare with expected_pass.txt")
+    ap.add_argument("--update", action="store_true", help="add newly passing cases to expected_pass.txt")
+    ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
+    ap.add_argument("--timeout", type=int, default=300, help="seconds per case")
+    ap.add_argument("--report", help="write a TSV of every verdict here")
+    ap.add_argument("--verbose", action="store_true", help="print every verdict, not only failures")
+    ap.add_argument("filters", nargs="*", help="only cases whose id contains one of these")
+    args = ap.parse_args()
+
+    cases = list_cases(args.filters)
+    results = {}
+    with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
+        for case_id, verdict, detail in pool.map(lambda c: run_case(args.onyx, c, args.timeout), cases):
+            results[case_id] = (verdict, detail)
+
+    expected = read_expected()
+    passed = {c for c, (v, _) in results.items() if v == "PASS"}
+    broken = sorted(c for c, (v, _) in results.items() if v in ("CRASH", "TIMEOUT"))
+    regressions = sorted(c for c in expected if c in results and c not in passed)
+    unlisted = sorted(passed - expected)
+
+    for c in cases:
+        verdict, detail = results[c]
+        if args.verbose or verdict != "PASS":
+            print(f"{verdict:7} {c}: {detail}" if verdict != "PASS" else f"PASS    {c}")
+    if args.report:
+        with open(args.report, "w") as f:
+            for c in cases:
+                f.write(f"{c}\t{results[c][0]}\t{results[c][1]}\n")
+
+    print("\nper suite (passed / cases):")
+    for suite in SUITES:
+        ids = [c for c in cases if c.startswith(suite + "/")]
+        if ids:
+            print(f"  {suite:18} {sum(c in passed for c in ids):5} / {len(ids)}")
+    print(f"  {'all':18} {len(passed):5} / {len(cases)}")
+
+    if args.update:
+        merged = sorted(expected | passed)
+        with open(EXPECTED, "w") as f:
+            f.write("# ONNX backend cases onyx must pass (grow-only; maintained by run_conformance.py --update)\n")
+            f.write("\n".join(merged) + "\n")
+        print(f"expected_pass.txt: {len(merged)} cases ({len(merged) - len(expected)} added)")
+
+    failed = 0
+    if args.check:
+        for c in regressions:
+            print(f"REGRESSION {c}: expected to pass; {results[c][0]}: {results[c][1]}")
+        for c in unlisted:
+            print(f"UNLISTED   {c}: passes but is not in expected_pass.txt (run with --update)")
+        failed = len(regressions) + len(unlisted)
+    for c in broken:
+        print(f"BROKEN     {c}: {results[c][0]}: {results[c][1]}")
+    failed += len(broken)
+    ok = len(passed & expected) if args.check else len(passed)
+    print(f"{ok} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

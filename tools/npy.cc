@@ -1,0 +1,87 @@
+#include "npy.h"
+
+#include <fstream>
+#include <regex>
+#include <sstream>
+
+namespace onyx::cli {
+namespace {
+
+struct NpyType { const char* descr; DataType dtype; };
+const NpyType kTypes[] = {
+    {"<f4", DataType::kFloat},  {"<f8", DataType::kDouble}, {"<f2", DataType::kFloat16}, {"|i1", DataType::kInt8},
+    {"<i2", DataType::kInt16},  {"<i4", DataType::kInt32},  {"<i8", DataType::kInt64},   {"|u1", DataType::kUInt8},
+    {"<u2", DataType::kUInt16}, {"<u4", DataType::kUInt32}, {"<u8", DataType::kUInt64},  {"|b1", DataType::kBool},
+    {"<c8", DataType::kComplex64}, {"<c16", DataType::kComplex128},
+};
+
+}  // namespace
+
+Result<Tensor> read_npy(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return not_found("cannot open '", path, "'");
+  char magic[8];
+  if (!in.read(magic, 8) || std::string(magic, 6) != "\x93NUMPY") return invalid_argument("'", path, "' is not a .npy file");
+  uint32_t header_len = 0;
+  if (magic[6] == 1) {
+    unsigned char b[2];
+    if (!in.read(reinterpret_cast<char*>(b), 2)) return invalid_argument("'", path, "': truncated header");
+    header_len = b[0] | (b[1] << 8);
+  } else {
+    unsigned char b[4];
+    if (!in.read(reinterpret_cast<char*>(b), 4)) return invalid_argument("'", path, "': truncated header");
+    header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (uint32_t(b[3]) << 24);
+  }
+  if (header_len > (1u << 20)) return invalid_argument("'", path, "': header too large");
+  std::string header(header_len, '\0');
+  if (!in.read(header.data(), header_len)) return invalid_argument("'", path, "': truncated header");
+  std::smatch m;
+  if (!std::regex_search(header, m, std::regex("'descr':\\s*'([^']+)'")))
+    return invalid_argument("'", path, "': no descr in header");
+  const std::string descr = m[1];
+  if (std::regex_search(header, std::regex("'fortran_order':\\s*True")))
+    return not_implemented("'", path, "': Fortran-order arrays are not supported");
+  if (!std::regex_search(header, m, std::regex("'shape':\\s*\\(([^)]*)\\)")))
+    return invalid_argument("'", path, "': no shape in header");
+  Shape shape;
+  std::stringstream dims(m[1].str());
+  std::string item;
+  while (std::getline(dims, item, ',')) {
+    if (item.find_first_not_of(" ") == std::string::npos) continue;
+    try { shape.push_back(std::stoll(item)); } catch (...) { return invalid_argument("'", path, "': bad shape"); }
+  }
+  DataType dtype = DataType::kUndefined;
+  for (const auto& t : kTypes)
+    if (descr == t.descr || (descr.size() == 3 && descr.substr(1) == std::string(t.descr).substr(1) && descr[0] == '='))
+      dtype = t.dtype;
+  if (dtype == DataType::kUndefined) return not_implemented("'", path, "': numpy dtype '", descr, "' is not supported");
+  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape));
+  if (!in.read(static_cast<char*>(t.raw_data()), std::streamsize(t.nbytes())))
+    return invalid_argument("'", path, "': data is shorter than ", t.describe(), " needs");
+  return t;
+}
+
+Status write_npy(const Tensor& t, const std::string& path) {
+  const char* descr = nullptr;
+  for (const auto& k : kTypes)
+    if (k.dtype == t.dtype()) descr = k.descr;
+  if (!descr) return not_implemented("cannot write ", data_type_name(t.dtype()), " tensors as .npy");
+  std::string shape = "(";
+  for (int64_t d : t.shape()) shape += std::to_string(d) + ",";
+  if (t.rank() > 1) shape.pop_back();
+  shape += ")";
+  std::string header = std::string("{'descr': '") + descr + "', 'fortran_order': False, 'shape': " + shape + ", }";
+  while ((10 + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::ofstream out(path, std::ios::binary);
+  if (!out) return not_found("cannot write '", path, "'");
+  const uint16_t len = uint16_t(header.size());
+  out.write("\x93NUMPY\x01\x00", 8);
+  const char lb[2] = {char(len & 0xff), char(len >> 8)};
+  out.write(lb, 2);
+  out.write(header.data(), std::streamsize(header.size()));
+  out.write(static_cast<const char*>(t.raw_data()), std::streamsize(t.nbytes()));
+  return out ? Status::Ok() : runtime_error("write to '", path, "' failed");
+}
+
+}  // namespace onyx::cli
