@@ -1,0 +1,29 @@
+// ReduceL1: the sum of absolute values over the reduced axes (0 for an empty reduction).
+// Floats accumulate in double; integers wrap modulo 2^bits.
+#include "kernels/reduce.h"
+
+namespace onyx {
+namespace {
+
+class ReduceL1Kernel final : public ReduceKernel {
+ protected:
+  Status reduce(const ReducePlan& plan, const Tensor& x, Tensor& y) const override {
+    return dispatch<ONYX_NUMERIC_TYPES>(x.dtype(), [&]<typename T>() -> Status {
+      if constexpr (std::is_integral_v<T>) {
+        // |v| computed in uint64, so the most negative value does not overflow.
+        fold_reduce<T>(plan, x, y, uint64_t(0), [](uint64_t& a, T v) { a += v < T(0) ? 0 - uint64_t(v) : uint64_t(v); },
+                       [](uint64_t a) { return static_cast<T>(a); });
+      } else {
+        fold_reduce<T>(plan, x, y, 0.0, [](double& a, T v) { a += std::fabs(double(compute_t<T>(v))); },
+                       [](double a) { return saturate_from_double<T>(a); });
+      }
+      return Status::Ok();
+    });
+  }
+};
+
+}  // namespace
+
+ONYX_REGISTER_KERNEL("", "ReduceL1", 1, kLatestOpset, ReduceL1Kernel);
+
+}  // namespace onyx

@@ -1,0 +1,28 @@
+// Numpy-style batched matrix products shared by MatMul, MatMulInteger and QLinearMatMul.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "core/shape.h"
+#include "core/status.h"
+
+namespace onyx {
+
+// The shapes of matmul(A, B): A [..., M, K] or [K], B [..., K, N] or [K]. A 1-D A gets a
+// leading 1 and a 1-D B a trailing 1, both removed from `out`; batch dims broadcast.
+struct MatMulPlan {
+  int64_t m = 0, n = 0, k = 0;
+  Shape out;
+  // For each batch item (row-major over the broadcast batch dims), the element offsets of its
+  // A and B matrices.
+  std::vector<int64_t> a_offsets, b_offsets;
+};
+
+// INVALID_ARGUMENT when K differs or the batch dims do not broadcast.
+Result<MatMulPlan> plan_matmul(const Shape& a, const Shape& b);
+
+// y[batch] = a[batch] (M x K) * b[batch] (K x N), y contiguous; float, double and uint64_t.
+template <typename T>
+void batched_matmul(const MatMulPlan& plan, const T* a, const T* b, T* y);
+
+}  // namespace onyx
