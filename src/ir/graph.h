@@ -45,6 +45,7 @@ struct Attribute {
   std::vector<Tensor> tensors;
   std::vector<std::shared_ptr<Graph>> graphs;
   TypeInfo type_proto;
+  std::string ref_attr_name;  // inside a function body: take the value of the caller's attribute
 };
 
 struct Node {
@@ -80,6 +81,22 @@ struct Model {
   Graph graph;
   // The model's opset for a domain ("" and "ai.onnx" are the same); 0 when not imported.
   int64_t opset(const std::string& domain) const;
+};
+
+}  // namespace onyx::ir
+
+namespace onyx::ir {
+
+// A model-local function (FunctionProto): a body of nodes with formal inputs, outputs and
+// attributes. Inlined into the graph at load (see inline_functions.h).
+struct Function {
+  std::string name;
+  std::string domain;
+  std::vector<std::string> inputs;
+  std::vector<std::string> outputs;
+  std::vector<std::string> attribute_names;
+  std::map<std::string, Attribute> attribute_defaults;
+  std::vector<Node> nodes;
 };
 
 }  // namespace onyx::ir

@@ -8,6 +8,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "ir/inline_functions.h"
 #include "onnx/mapped_file.h"
 #include "onnx/tensor_proto.h"
 
@@ -88,32 +89,57 @@ class GraphConverter {
     for (const auto& vi : gp.input()) g->inputs.push_back(value_info_from_proto(vi));
     for (const auto& vi : gp.output()) g->outputs.push_back(value_info_from_proto(vi));
     for (const auto& vi : gp.value_info()) g->value_infos.push_back(value_info_from_proto(vi));
-    g->nodes.reserve(size_t(gp.node_size()));
-    for (auto& np : *gp.mutable_node()) {
+    ONYX_RETURN_IF_ERROR(convert_nodes(*gp.mutable_node(), depth, g->nodes));
+    return g;
+  }
+
+  Result<ir::Function> convert_function(onnx::FunctionProto& fp) {
+    ir::Function f;
+    f.name = fp.name();
+    f.domain = fp.domain() == "ai.onnx" ? "" : fp.domain();
+    f.inputs.assign(fp.input().begin(), fp.input().end());
+    f.outputs.assign(fp.output().begin(), fp.output().end());
+    f.attribute_names.assign(fp.attribute().begin(), fp.attribute().end());
+    // Attribute defaults (FunctionProto.attribute_proto, ONNX 1.13+) are not in Debian's
+    // onnx_proto 1.12; unbound attributes are omitted, as for a default-less attribute.
+    in_function_ = true;
+    Status st = convert_nodes(*fp.mutable_node(), 0, f.nodes);
+    in_function_ = false;
+    if (!st.ok()) return std::move(st).with_context("while loading function '" + f.name + "'");
+    return f;
+  }
+
+ private:
+  Status convert_nodes(google::protobuf::RepeatedPtrField<onnx::NodeProto>& protos, int depth, std::vector<ir::Node>& out) {
+    out.reserve(size_t(protos.size()));
+    for (auto& np : protos) {
       ir::Node node;
       node.name = np.name();
       node.op_type = np.op_type();
       node.domain = np.domain() == "ai.onnx" ? "" : np.domain();
       node.inputs.assign(np.input().begin(), np.input().end());
       node.outputs.assign(np.output().begin(), np.output().end());
-      if (node.op_type.empty()) return invalid_model("graph '", gp.name(), "' has a node without op_type");
+      if (node.op_type.empty()) return invalid_model("a node without op_type (named '", node.name, "')");
       for (auto& ap : *np.mutable_attribute()) {
         auto a = convert_attribute(ap, depth);
         if (!a.ok()) return a.take_status().with_context("while loading node " + node.label());
         node.attributes[ap.name()] = std::move(a).value();
       }
-      g->nodes.push_back(std::move(node));
+      out.push_back(std::move(node));
     }
-    return g;
+    return Status::Ok();
   }
 
- private:
   Result<ir::Attribute> convert_attribute(onnx::AttributeProto& ap, int depth) {
     using T = ir::Attribute::Type;
     ir::Attribute a;
     a.name = ap.name();
-    if (!ap.ref_attr_name().empty())
-      return invalid_model("attribute '", ap.name(), "' refers to '", ap.ref_attr_name(), "' outside a function");
+    if (!ap.ref_attr_name().empty()) {
+      if (!in_function_)
+        return invalid_model("attribute '", ap.name(), "' refers to '", ap.ref_attr_name(), "' outside a function");
+      a.ref_attr_name = ap.ref_attr_name();
+      return a;
+    }
     switch (ap.type()) {
       case onnx::AttributeProto::FLOAT: a.type = T::kFloat; a.f = ap.f(); break;
       case onnx::AttributeProto::INT: a.type = T::kInt; a.i = ap.i(); break;
@@ -165,6 +191,7 @@ class GraphConverter {
   }
 
   ExternalDataResolver* external_;
+  bool in_function_ = false;
 };
 
 Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_dir) {
@@ -178,8 +205,6 @@ Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_di
     m.opsets[d] = op.version();
   }
   if (mp.opset_import_size() == 0) m.opsets[""] = 1;  // IR 1-2 files predate opset_import
-  if (mp.functions_size() > 0)
-    return not_implemented("model-local functions (", mp.functions_size(), " in this model) are not supported yet");
   m.producer_name = mp.producer_name();
   m.producer_version = mp.producer_version();
   m.domain = mp.domain();
@@ -191,6 +216,12 @@ Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_di
   GraphConverter converter(&external);
   ONYX_ASSIGN_OR_RETURN(auto graph, converter.convert(*mp.mutable_graph(), 0));
   m.graph = std::move(*graph);
+  std::vector<ir::Function> functions;
+  for (auto& fp : *mp.mutable_functions()) {
+    ONYX_ASSIGN_OR_RETURN(ir::Function f, converter.convert_function(fp));
+    functions.push_back(std::move(f));
+  }
+  ONYX_RETURN_IF_ERROR(ir::inline_functions(m.graph, functions));
   return m;
 }
 
