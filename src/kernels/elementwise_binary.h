@@ -8,6 +8,7 @@
 //   - Add, Sub, Mul wrap modulo 2^bits, as two's complement hardware does;
 //   - x / 0 == 0 and x % 0 == 0 (as numpy); INT_MIN / -1 == INT_MIN and INT_MIN % -1 == 0.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdint>
@@ -126,28 +127,46 @@ decltype(auto) to_compute(const T& v) {
 template <typename T>
 using wrap_t = std::make_unsigned_t<decltype(T{} + T{})>;
 
-template <typename T> inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
+template <typename T>
+inline constexpr bool is_int_v = std::is_integral_v<T> && !std::is_same_v<T, bool>;
 
 // a + b, a - b, a * b on compute values; integers wrap modulo 2^bits.
-template <typename T> T wrap_add(T a, T b) {
-  if constexpr (is_int_v<T>) return T(wrap_t<T>(a) + wrap_t<T>(b)); else return a + b;
+template <typename T>
+T wrap_add(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    return T(wrap_t<T>(a) + wrap_t<T>(b));
+  } else {
+    return a + b;
+  }
 }
-template <typename T> T wrap_sub(T a, T b) {
-  if constexpr (is_int_v<T>) return T(wrap_t<T>(a) - wrap_t<T>(b)); else return a - b;
+template <typename T>
+T wrap_sub(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    return T(wrap_t<T>(a) - wrap_t<T>(b));
+  } else {
+    return a - b;
+  }
 }
-template <typename T> T wrap_mul(T a, T b) {
-  if constexpr (is_int_v<T>) return T(wrap_t<T>(a) * wrap_t<T>(b)); else return a * b;
+template <typename T>
+T wrap_mul(T a, T b) {
+  if constexpr (is_int_v<T>) {
+    return T(wrap_t<T>(a) * wrap_t<T>(b));
+  } else {
+    return a * b;
+  }
 }
 
 // Truncating integer division and remainder, defined for every input (see the header comment).
-template <typename T> T safe_div(T a, T b) {
+template <typename T>
+T safe_div(T a, T b) {
   if (b == 0) return T(0);
   if constexpr (std::is_signed_v<T>) {
     if (b == T(-1)) return T(wrap_t<T>(0) - wrap_t<T>(a));
   }
   return T(a / b);
 }
-template <typename T> T safe_rem(T a, T b) {
+template <typename T>
+T safe_rem(T a, T b) {
   if (b == 0) return T(0);
   if constexpr (std::is_signed_v<T>) {
     if (b == T(-1)) return T(0);
@@ -156,7 +175,8 @@ template <typename T> T safe_rem(T a, T b) {
 }
 
 // double -> integer, saturating; NaN gives 0.
-template <typename I> I saturate_cast(double v) {
+template <typename I>
+I saturate_cast(double v) {
   if (std::isnan(v)) return I(0);
   if (v <= double(std::numeric_limits<I>::lowest())) return std::numeric_limits<I>::lowest();
   if (v >= double(std::numeric_limits<I>::max())) return std::numeric_limits<I>::max();
@@ -170,8 +190,7 @@ template <typename I> I saturate_cast(double v) {
 template <typename A, typename B, typename O, typename F>
 void binary_loop(const A* a, const Shape& a_shape, const B* b, const Shape& b_shape, O* o,
                  const Shape& o_shape, F&& fn) {
-  for_each_run<2>(o_shape, {a_shape, b_shape}, [&](int64_t begin, int64_t n, const int64_t* off,
-                                                    const int64_t* st) {
+  auto run = [&](int64_t begin, int64_t n, const int64_t* off, const int64_t* st) {
     const A* pa = a + off[0];
     const B* pb = b + off[1];
     O* po = o + begin;
@@ -184,9 +203,11 @@ void binary_loop(const A* a, const Shape& a_shape, const B* b, const Shape& b_sh
       const auto av = to_compute(pa[0]);
       for (int64_t i = 0; i < n; ++i) po[i] = static_cast<O>(fn(av, to_compute(pb[i * st[1]])));
     } else {
-      for (int64_t i = 0; i < n; ++i) po[i] = static_cast<O>(fn(to_compute(pa[i * st[0]]), to_compute(pb[i * st[1]])));
+      for (int64_t i = 0; i < n; ++i)
+        po[i] = static_cast<O>(fn(to_compute(pa[i * st[0]]), to_compute(pb[i * st[1]])));
     }
-  });
+  };
+  for_each_run<2>(o_shape, {a_shape, b_shape}, run);
 }
 
 // A two-input kernel body: inputs of one dtype among Ts, output of that dtype or bool.
@@ -236,13 +257,15 @@ Status compute_variadic(KernelContext& ctx, F&& fn, G&& finish) {
 }
 
 // Max / Min of two compute values; NaN propagates (as numpy's maximum / minimum).
-template <typename C> C max_propagate_nan(C x, C y) {
+template <typename C>
+C max_propagate_nan(C x, C y) {
   if constexpr (std::is_floating_point_v<C>) {
     if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
   }
   return x < y ? y : x;
 }
-template <typename C> C min_propagate_nan(C x, C y) {
+template <typename C>
+C min_propagate_nan(C x, C y) {
   if constexpr (std::is_floating_point_v<C>) {
     if (std::isnan(x) || std::isnan(y)) return std::isnan(x) ? x : y;
   }

@@ -80,7 +80,8 @@ class KernelContext {
   int num_outputs() const { return int(outputs_.size()); }
   // False when the node leaves output i unnamed; kernels may skip computing it.
   bool output_requested(int i) const { return i < num_outputs() && outputs_[size_t(i)] != nullptr; }
-  // Allocates output i (zero-filled). Unrequested outputs get a scratch tensor.
+  // Allocates output i (zero-filled). Outputs the node leaves unnamed or does not have get a
+  // scratch tensor, so kernels may always write their optional outputs.
   Result<Tensor*> allocate_output(int i, DataType dtype, const Shape& shape);
   // Stores a ready value (an aliasing tensor, a sequence, none) as output i.
   void set_output(int i, Value value);

@@ -137,21 +137,47 @@ Status load_inputs(const KernelContext& ctx, const Attributes& attrs, int64_t ga
   return Status::Ok();
 }
 
-// c[i, j] (+)= sum_k a[i, k] * b[j, k] for i < m, j < n: a is [m, k] with row stride lda,
+// c[r, j] (+)= sum_p a[r, p] * b[j, p] for RB rows r of a at once, so that each row of b is
+// read once per RB rows; kLanes independent partial sums let the compiler vectorise.
+template <int RB, typename C>
+void matmul_nt_rows(int64_t n, int64_t k, const C* a, int64_t lda, const C* b, int64_t ldb, C* c, int64_t ldc,
+                    bool accumulate) {
+  constexpr int kLanes = 8;
+  for (int64_t j = 0; j < n; ++j) {
+    const C* bj = b + j * ldb;
+    C lanes[RB][kLanes] = {};
+    int64_t p = 0;
+    for (; p + kLanes <= k; p += kLanes)
+      for (int r = 0; r < RB; ++r)
+        for (int l = 0; l < kLanes; ++l) lanes[r][l] += a[r * lda + p + l] * bj[p + l];
+    for (int r = 0; r < RB; ++r) {
+      C sum = 0;
+      for (int l = 0; l < kLanes; ++l) sum += lanes[r][l];
+      for (int64_t q = p; q < k; ++q) sum += a[r * lda + q] * bj[q];
+      C& out = c[r * ldc + j];
+      out = accumulate ? out + sum : sum;
+    }
+  }
+}
+
+// c[i, j] (+)= sum_p a[i, p] * b[j, p] for i < m, j < n: a is [m, k] with row stride lda,
 // b is [n, k] with row stride ldb (a weight matrix read as transposed), c has row stride ldc.
 template <typename C>
 void matmul_nt(int64_t m, int64_t n, int64_t k, const C* a, int64_t lda, const C* b, int64_t ldb, C* c,
                int64_t ldc, bool accumulate) {
-  const int64_t grain = std::max<int64_t>(1, 16384 / std::max<int64_t>(1, n * k));
-  parallel_for(m, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t i = begin; i < end; ++i) {
+  constexpr int64_t kRows = 4;
+  const int64_t blocks = (m + kRows - 1) / kRows;
+  const int64_t grain = std::max<int64_t>(1, 65536 / std::max<int64_t>(1, n * k));
+  parallel_for(blocks, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t blk = begin; blk < end; ++blk) {
+      const int64_t i = blk * kRows;
       const C* ai = a + i * lda;
       C* ci = c + i * ldc;
-      for (int64_t j = 0; j < n; ++j) {
-        const C* bj = b + j * ldb;
-        C sum = 0;
-        for (int64_t p = 0; p < k; ++p) sum += ai[p] * bj[p];
-        ci[j] = accumulate ? ci[j] + sum : sum;
+      if (i + kRows <= m) {
+        matmul_nt_rows<kRows>(n, k, ai, lda, b, ldb, ci, ldc, accumulate);
+      } else {
+        for (int64_t r = i; r < m; ++r)
+          matmul_nt_rows<1>(n, k, a + r * lda, lda, b, ldb, c + r * ldc, ldc, accumulate);
       }
     }
   });

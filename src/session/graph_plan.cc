@@ -250,11 +250,11 @@ const Tensor& KernelContext::input(int i) const {
 }
 
 Result<Tensor*> KernelContext::allocate_output(int i, DataType dtype, const Shape& shape) {
-  if (i < 0 || i >= num_outputs()) return runtime_error("kernel wrote output ", i, " of a node with ", num_outputs());
+  if (i < 0) return runtime_error("kernel wrote output ", i);
   ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape));
-  Value* slot = outputs_[size_t(i)];
-  if (!slot) {
-    if (scratch_.empty()) scratch_.resize(outputs_.size());
+  Value* slot = i < num_outputs() ? outputs_[size_t(i)] : nullptr;
+  if (!slot) {  // an output the node does not use: scratch, dropped after compute
+    if (scratch_.size() <= size_t(i)) scratch_.resize(size_t(i) + 1);
     slot = &scratch_[size_t(i)];
   }
   *slot = Value(std::move(t));

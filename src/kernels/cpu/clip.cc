@@ -33,14 +33,16 @@ class ClipKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    ONYX_RETURN_IF_ERROR(check_tensor_inputs(ctx, legacy_ ? 1 : std::max(1, std::min(ctx.num_inputs(), 3)), 1));
+    ONYX_RETURN_IF_ERROR(
+        check_tensor_inputs(ctx, legacy_ ? 1 : std::max(1, std::min(ctx.num_inputs(), 3)), 1));
     ONYX_RETURN_IF_ERROR(check_same_dtype(ctx));
     const Tensor& x = ctx.input(0);
     const bool has_min = legacy_ ? has_min_ : ctx.has_input(1);
     const bool has_max = legacy_ ? has_max_ : ctx.has_input(2);
     for (int i = 1; i <= 2 && !legacy_; ++i) {
       if (ctx.has_input(i) && ctx.input(i).numel() != 1)
-        return invalid_argument("Clip bound input ", i, " must hold one element, got ", ctx.input(i).describe());
+        return invalid_argument("Clip bound input ", i, " must hold one element, got ",
+                                ctx.input(i).describe());
     }
     return dispatch<ONYX_NUMERIC_TYPES>(x.dtype(), [&]<typename T>() -> Status {
       using C = compute_t<T>;

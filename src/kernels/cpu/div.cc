@@ -11,7 +11,10 @@ class DivKernel final : public Kernel {
   Status prepare(const KernelInfo& info) override { return broadcast_.parse(info); }
   Status compute(KernelContext& ctx) const override {
     return compute_binary<false, ONYX_NUMERIC_TYPES>(ctx, broadcast_, []<typename T>(auto x, auto y) {
-      if constexpr (is_int_v<T>) return safe_div<T>(x, y); else return x / y;
+      if constexpr (is_int_v<T>)
+        return safe_div<T>(x, y);
+      else
+        return x / y;
     });
   }
 

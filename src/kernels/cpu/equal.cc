@@ -11,9 +11,8 @@ class EqualKernel final : public Kernel {
  public:
   Status prepare(const KernelInfo& info) override { return broadcast_.parse(info); }
   Status compute(KernelContext& ctx) const override {
-    return compute_binary<true, ONYX_NUMERIC_TYPES, bool, std::string>(ctx, broadcast_, []<typename T>(const auto& x, const auto& y) {
-      return x == y;
-    });
+    return compute_binary<true, ONYX_NUMERIC_TYPES, bool, std::string>(
+        ctx, broadcast_, []<typename T>(const auto& x, const auto& y) { return x == y; });
   }
 
  private:

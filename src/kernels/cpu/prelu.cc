@@ -20,19 +20,18 @@ class PReluKernel final : public Kernel {
     const Tensor& x = ctx.input(0);
     const Tensor& slope = ctx.input(1);
     ONYX_ASSIGN_OR_RETURN(Shape slope_view, slope_shape(x.shape(), slope.shape()));
-    return dispatch<ONYX_NUMERIC_TYPES>(
-        x.dtype(), [&]<typename T>() -> Status {
-          ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), x.shape()));
-          binary_loop(x.data<T>(), x.shape(), slope.data<T>(), slope_view, y->data<T>(), x.shape(),
-                      [](auto v, auto s) {
-                        if constexpr (std::is_unsigned_v<decltype(v)>) {
-                          return v;
-                        } else {
-                          return v < 0 ? wrap_mul(s, v) : v;
-                        }
-                      });
-          return Status::Ok();
-        });
+    return dispatch<ONYX_NUMERIC_TYPES>(x.dtype(), [&]<typename T>() -> Status {
+      ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), x.shape()));
+      binary_loop(x.data<T>(), x.shape(), slope.data<T>(), slope_view, y->data<T>(), x.shape(),
+                  [](auto v, auto s) {
+                    if constexpr (std::is_unsigned_v<decltype(v)>) {
+                      return v;
+                    } else {
+                      return v < 0 ? wrap_mul(s, v) : v;
+                    }
+                  });
+      return Status::Ok();
+    });
   }
 
  private:

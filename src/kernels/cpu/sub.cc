@@ -9,9 +9,8 @@ class SubKernel final : public Kernel {
  public:
   Status prepare(const KernelInfo& info) override { return broadcast_.parse(info); }
   Status compute(KernelContext& ctx) const override {
-    return compute_binary<false, ONYX_NUMERIC_TYPES>(ctx, broadcast_, []<typename T>(auto x, auto y) {
-      return wrap_sub(x, y);
-    });
+    return compute_binary<false, ONYX_NUMERIC_TYPES>(
+        ctx, broadcast_, []<typename T>(auto x, auto y) { return wrap_sub(x, y); });
   }
 
  private:

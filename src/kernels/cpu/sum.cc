@@ -14,8 +14,7 @@ class SumKernel final : public Kernel {
 
   Status compute(KernelContext& ctx) const override {
     return compute_variadic<ONYX_NUMERIC_TYPES>(
-        ctx, []<typename T>(auto x, auto y) { return wrap_add(x, y); },
-        []<typename T>(T*, int64_t) {});
+        ctx, []<typename T>(auto x, auto y) { return wrap_add(x, y); }, []<typename T>(T*, int64_t) {});
   }
 };
 

@@ -9,9 +9,8 @@ class XorKernel final : public Kernel {
  public:
   Status prepare(const KernelInfo& info) override { return broadcast_.parse(info); }
   Status compute(KernelContext& ctx) const override {
-    return compute_binary<true, bool>(ctx, broadcast_, []<typename T>(const auto& x, const auto& y) {
-      return x != y;
-    });
+    return compute_binary<true, bool>(ctx, broadcast_,
+                                      []<typename T>(const auto& x, const auto& y) { return x != y; });
   }
 
  private:

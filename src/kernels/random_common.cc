@@ -1,0 +1,75 @@
+#include "kernels/random_common.h"
+
+#include <atomic>
+#include <cmath>
+#include <cstring>
+#include <numbers>
+#include <random>
+
+#include "core/parallel.h"
+#include "kernels/dispatch.h"
+
+namespace onyx::random {
+namespace {
+
+uint64_t mix(uint64_t z) {
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+  return z ^ (z >> 31);
+}
+
+}  // namespace
+
+Seed parse_seed(const KernelInfo& info) {
+  Seed s;
+  s.fixed = info.has_attr("seed");
+  s.value = info.attr_float("seed", 0.f);
+  return s;
+}
+
+uint64_t run_key(const Seed& seed) {
+  if (seed.fixed) {
+    uint32_t bits;
+    std::memcpy(&bits, &seed.value, sizeof bits);
+    return mix(uint64_t(bits) + 0x5EEDull);
+  }
+  static std::atomic<uint64_t> counter{(uint64_t(std::random_device{}()) << 32) ^ std::random_device{}()};
+  return mix(counter.fetch_add(0x9E3779B97F4A7C15ull));
+}
+
+double uniform(uint64_t key, uint64_t i) {
+  const uint64_t z = mix(key + (i + 1) * 0x9E3779B97F4A7C15ull);
+  return double(z >> 11) * 0x1.0p-53;
+}
+
+double normal(uint64_t key, uint64_t i) {
+  const double u1 = 1.0 - uniform(key, 2 * i);  // (0, 1]: the log is finite
+  const double u2 = uniform(key, 2 * i + 1);
+  return std::sqrt(-2.0 * std::log(u1)) * std::cos(2.0 * std::numbers::pi * u2);
+}
+
+Status parse_float_dtype(const KernelInfo& info, DataType* out) {
+  if (!info.has_attr("dtype")) return Status::Ok();
+  const int64_t code = info.attr_int("dtype", 0);
+  if (!is_valid_data_type(int(code)) || code > int64_t(DataType::kBFloat16) || !is_float_type(DataType(code)))
+    return invalid_model("dtype must be a floating-point type, got ", code);
+  *out = DataType(code);
+  return Status::Ok();
+}
+
+Status fill(Tensor& y, const Seed& seed, Distribution dist, double a, double b) {
+  const uint64_t key = run_key(seed);
+  return dispatch<ONYX_FLOAT_TYPES>(y.dtype(), [&]<typename T>() -> Status {
+    T* out = y.data<T>();
+    parallel_for(y.numel(), 4096, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const double v = dist == Distribution::kUniform ? a + (b - a) * uniform(key, uint64_t(i))
+                                                        : a + b * normal(key, uint64_t(i));
+        out[i] = static_cast<T>(static_cast<compute_t<T>>(v));
+      }
+    });
+    return Status::Ok();
+  });
+}
+
+}  // namespace onyx::random

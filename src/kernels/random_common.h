@@ -1,0 +1,36 @@
+// Random numbers for the random-generation kernels (RandomUniform, RandomNormal, their
+// *Like forms, Bernoulli). Counter-based: element i of a run is a hash of (run key, i), so a
+// given seed gives the same tensor on every run and on any number of threads. Without a
+// seed attribute each run draws a fresh key.
+#pragma once
+#include <cstdint>
+
+#include "kernels/kernel.h"
+
+namespace onyx::random {
+
+// The 'seed' attribute of a node, if any.
+struct Seed {
+  bool fixed = false;
+  float value = 0;
+};
+Seed parse_seed(const KernelInfo& info);
+
+// The key of one run: derived from the seed when fixed, fresh otherwise.
+uint64_t run_key(const Seed& seed);
+
+// Uniform in [0, 1) for element i.
+double uniform(uint64_t key, uint64_t i);
+// Standard normal for element i (Box-Muller).
+double normal(uint64_t key, uint64_t i);
+
+// Parses a float 'dtype' attribute (float16, float, double, bfloat16) into *out; keeps *out
+// when the attribute is absent.
+Status parse_float_dtype(const KernelInfo& info, DataType* out);
+
+enum class Distribution { kUniform, kNormal };
+// Fills the floating-point tensor y with low + (high - low) * U (kUniform, a = low, b = high)
+// or mean + scale * N (kNormal, a = mean, b = scale).
+Status fill(Tensor& y, const Seed& seed, Distribution dist, double a, double b);
+
+}  // namespace onyx::random

@@ -1,0 +1,296 @@
+#include "kernels/resize_common.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+#include <type_traits>
+
+#include "core/parallel.h"
+#include "kernels/dispatch.h"
+
+namespace onyx {
+namespace {
+
+// The 1-D filter of one axis: for output coordinate o, taps [o*k, o*k + k) of index/weight.
+struct AxisFilter {
+  int64_t k = 0;
+  std::vector<int64_t> index;    // input indices, clamped into [0, in_len)
+  std::vector<double> weight;
+  std::vector<uint8_t> outside;  // 1 where tf_crop_and_resize extrapolates
+  bool identity = false;         // out == in, every output reads only its own index
+};
+
+// Maps output coordinate x to the input coordinate; sets *outside for tf_crop_and_resize
+// points beyond [0, in_len - 1].
+double source_coord(const ResizeAttrs& a, const ResizeAxis& ax, int64_t xi, bool* outside) {
+  const double x = double(xi), in = double(ax.in_len), len = ax.length_resized;
+  *outside = false;
+  switch (a.coord) {
+    case ResizeCoordMode::kHalfPixel: return (x + 0.5) / ax.scale - 0.5;
+    case ResizeCoordMode::kHalfPixelSymmetric: {
+      const double adjustment = double(ax.out_len) / len;
+      const double offset = in / 2 * (1 - adjustment);
+      return offset + (x + 0.5) / ax.scale - 0.5;
+    }
+    case ResizeCoordMode::kPytorchHalfPixel: return ax.out_len > 1 ? (x + 0.5) / ax.scale - 0.5 : 0.0;
+    case ResizeCoordMode::kAlignCorners: return len == 1 ? 0.0 : x * (in - 1) / (len - 1);
+    case ResizeCoordMode::kAsymmetric: return x / ax.scale;
+    case ResizeCoordMode::kTfHalfPixelForNn: return (x + 0.5) / ax.scale;
+    case ResizeCoordMode::kTfCropAndResize: {
+      const double s = ax.roi_start, e = ax.roi_end;
+      const double v = len == 1 ? 0.5 * (s + e) * (in - 1) : s * (in - 1) + x * (e - s) * (in - 1) / (len - 1);
+      *outside = v < 0 || v > in - 1;
+      return v;
+    }
+  }
+  return 0;
+}
+
+// Keys cubic convolution kernel with parameter A, at distance d.
+double cubic_kernel(double d, double A) {
+  d = std::fabs(d);
+  if (d <= 1) return ((A + 2) * d - (A + 3)) * d * d + 1;
+  if (d < 2) return ((A * d - 5 * A) * d + 8 * A) * d - 4 * A;
+  return 0;
+}
+
+AxisFilter make_filter(const ResizeAttrs& a, const ResizeAxis& ax) {
+  AxisFilter f;
+  const int64_t n = ax.out_len, in = ax.in_len;
+  f.outside.assign(size_t(n), 0);
+  // Antialiasing stretches the linear / cubic kernel by 1/scale when downsampling.
+  const double s = a.antialias && a.mode != ResizeMode::kNearest ? std::min(ax.scale, 1.0) : 1.0;
+  int64_t first = 0;  // offset of the first tap from the base index
+  if (a.mode == ResizeMode::kNearest) {
+    f.k = 1;
+  } else {
+    const double support = a.mode == ResizeMode::kLinear ? 1.0 : 2.0;
+    first = int64_t(std::floor(-support / s)) + 1;
+    f.k = 2 - 2 * first;
+  }
+  f.index.resize(size_t(n * f.k));
+  f.weight.resize(size_t(n * f.k));
+  bool identity = n == in;
+  for (int64_t o = 0; o < n; ++o) {
+    bool outside = false;
+    const double x = source_coord(a, ax, o, &outside);
+    f.outside[size_t(o)] = outside;
+    identity = identity && !outside;
+    // x = base + r with r in (0, 1]: an integral x is taken as the right end of its cell.
+    double base_f = std::floor(x);
+    double r = x - base_f;
+    if (r == 0) {
+      base_f -= 1;
+      r = 1;
+    }
+    // Clamp far-out coordinates so that the index arithmetic below cannot overflow.
+    const int64_t base = int64_t(std::clamp(base_f, -double(f.k) - 1, double(in) + double(f.k)));
+    int64_t* idx = &f.index[size_t(o * f.k)];
+    double* w = &f.weight[size_t(o * f.k)];
+    if (a.mode == ResizeMode::kNearest) {
+      bool up = true;  // pick base + 1 (the rounded-up neighbour) or base
+      switch (a.nearest) {
+        case ResizeNearestMode::kRoundPreferFloor: up = r == 1 || r > 0.5; break;
+        case ResizeNearestMode::kRoundPreferCeil: up = r == 1 || r >= 0.5; break;
+        case ResizeNearestMode::kFloor: up = r == 1; break;
+        case ResizeNearestMode::kCeil: up = true; break;
+      }
+      idx[0] = up ? base + 1 : base;
+      w[0] = 1;
+    } else {
+      double sum = 0;
+      for (int64_t j = 0; j < f.k; ++j) {
+        const double d = s * (double(first + j) - r);
+        idx[j] = base + first + j;
+        w[j] = a.mode == ResizeMode::kLinear ? std::max(0.0, 1 - std::fabs(d)) : cubic_kernel(d, a.cubic_a);
+        if (a.exclude_outside && (idx[j] < 0 || idx[j] >= in)) w[j] = 0;
+        sum += w[j];
+      }
+      if ((a.antialias || a.exclude_outside) && sum != 0)
+        for (int64_t j = 0; j < f.k; ++j) w[j] /= sum;
+    }
+    for (int64_t j = 0; j < f.k; ++j) {
+      idx[j] = std::clamp<int64_t>(idx[j], 0, std::max<int64_t>(in - 1, 0));
+      if (w[j] != 0 && (idx[j] != o || w[j] != 1)) identity = false;
+    }
+  }
+  f.identity = identity;
+  return f;
+}
+
+// Converts an interpolated value to T: integers round to nearest and saturate.
+template <typename T>
+T to_output(double v) {
+  if constexpr (std::is_integral_v<T>) {
+    if (std::isnan(v)) return T(0);
+    v = std::round(v);
+    if (v <= double(std::numeric_limits<T>::lowest())) return std::numeric_limits<T>::lowest();
+    if (v >= double(std::numeric_limits<T>::max())) return std::numeric_limits<T>::max();
+    return static_cast<T>(v);
+  } else {
+    return static_cast<T>(static_cast<compute_t<T>>(v));
+  }
+}
+
+template <typename T>
+T extrapolation(double v) {
+  if constexpr (std::is_same_v<T, std::string>) return std::string();
+  else if constexpr (std::is_same_v<T, bool>) return v != 0;
+  else return to_output<T>(v);
+}
+
+// Nearest: a gather through one index per output coordinate and axis.
+template <typename T>
+void resize_nearest(const std::vector<AxisFilter>& filters, double extrapolation_value, const Tensor& x, Tensor& y) {
+  const Shape& out = y.shape();
+  const size_t rank = out.size();
+  const std::vector<int64_t> strides = shape_strides(x.shape());
+  const T* in = x.data<T>();
+  T* dst = y.data<T>();
+  const T fill = extrapolation<T>(extrapolation_value);
+  const int64_t last = rank == 0 ? 1 : out[rank - 1];
+  const int64_t rows = last == 0 ? 0 : y.numel() / last;
+  parallel_for(rows, std::max<int64_t>(1, 4096 / std::max<int64_t>(last, 1)), [&](int64_t begin, int64_t end) {
+    for (int64_t row = begin; row < end; ++row) {
+      int64_t off = 0, rem = row;
+      bool outside = false;
+      for (size_t d = rank - (rank > 0 ? 1 : 0); d-- > 0;) {
+        const int64_t o = rem % out[d];
+        rem /= out[d];
+        off += filters[d].index[size_t(o)] * strides[d];
+        outside = outside || filters[d].outside[size_t(o)];
+      }
+      T* row_out = dst + row * last;
+      if (rank == 0) {
+        row_out[0] = in[0];
+        continue;
+      }
+      const AxisFilter& f = filters[rank - 1];
+      const int64_t s = strides[rank - 1];
+      for (int64_t i = 0; i < last; ++i)
+        row_out[i] = outside || f.outside[size_t(i)] ? fill : in[off + f.index[size_t(i)] * s];
+    }
+  });
+}
+
+// Linear / cubic: one separable pass per non-identity axis over a double buffer.
+template <typename T>
+void resize_filtered(const std::vector<AxisFilter>& filters, const std::vector<ResizeAxis>& axes,
+                     double extrapolation_value, const Tensor& x, Tensor& y) {
+  Shape cur = x.shape();
+  std::vector<double> buf(size_t(x.numel()));
+  const T* in = x.data<T>();
+  for (size_t i = 0; i < buf.size(); ++i) buf[i] = double(compute_t<T>(in[i]));
+  // Shrinking axes first keeps the intermediate buffers small.
+  std::vector<size_t> order(cur.size());
+  std::iota(order.begin(), order.end(), size_t(0));
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return double(axes[a].out_len) * double(axes[b].in_len) < double(axes[b].out_len) * double(axes[a].in_len);
+  });
+  for (size_t d : order) {
+    const AxisFilter& f = filters[d];
+    if (f.identity) continue;
+    const int64_t n_in = cur[d], n_out = axes[d].out_len;
+    int64_t outer = 1, inner = 1;
+    for (size_t e = 0; e < cur.size(); ++e) {
+      if (e < d) outer *= cur[e];
+      if (e > d) inner *= cur[e];
+    }
+    std::vector<double> next(size_t(outer * n_out * inner));
+    parallel_for(outer * n_out, std::max<int64_t>(1, 4096 / std::max<int64_t>(inner * f.k, 1)),
+                 [&](int64_t begin, int64_t end) {
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t ob = t / n_out, o = t % n_out;
+        double* dst = &next[size_t(t * inner)];
+        if (f.outside[size_t(o)]) {
+          std::fill(dst, dst + inner, extrapolation_value);
+          continue;
+        }
+        for (int64_t j = 0; j < f.k; ++j) {
+          const double w = f.weight[size_t(o * f.k + j)];
+          if (w == 0) continue;
+          const double* src = &buf[size_t((ob * n_in + f.index[size_t(o * f.k + j)]) * inner)];
+          for (int64_t i = 0; i < inner; ++i) dst[i] += w * src[i];
+        }
+      }
+    });
+    buf.swap(next);
+    cur[d] = n_out;
+  }
+  T* out = y.data<T>();
+  for (size_t i = 0; i < buf.size(); ++i) out[i] = to_output<T>(buf[i]);
+}
+
+}  // namespace
+
+Result<ResizeAttrs> parse_resize_attrs(const KernelInfo& info, bool legacy) {
+  ResizeAttrs a;
+  const std::string mode = info.attr_string("mode", "nearest");
+  if (mode == "nearest") a.mode = ResizeMode::kNearest;
+  else if (mode == "linear" || (legacy && mode == "bilinear")) a.mode = ResizeMode::kLinear;
+  else if (mode == "cubic" && !legacy) a.mode = ResizeMode::kCubic;
+  else return invalid_model("unsupported mode '", mode, "'");
+  if (legacy) {
+    a.coord = ResizeCoordMode::kAsymmetric;
+    a.nearest = ResizeNearestMode::kFloor;
+    return a;
+  }
+  const int64_t opset = info.opset();
+  const std::string coord = info.attr_string("coordinate_transformation_mode", "half_pixel");
+  if (coord == "half_pixel") a.coord = ResizeCoordMode::kHalfPixel;
+  else if (coord == "half_pixel_symmetric" && opset >= 19) a.coord = ResizeCoordMode::kHalfPixelSymmetric;
+  else if (coord == "pytorch_half_pixel") a.coord = ResizeCoordMode::kPytorchHalfPixel;
+  else if (coord == "align_corners") a.coord = ResizeCoordMode::kAlignCorners;
+  else if (coord == "asymmetric") a.coord = ResizeCoordMode::kAsymmetric;
+  else if (coord == "tf_half_pixel_for_nn" && opset < 13) a.coord = ResizeCoordMode::kTfHalfPixelForNn;
+  else if (coord == "tf_crop_and_resize") a.coord = ResizeCoordMode::kTfCropAndResize;
+  else return invalid_model("unsupported coordinate_transformation_mode '", coord, "' at opset ", opset);
+  const std::string nearest = info.attr_string("nearest_mode", "round_prefer_floor");
+  if (nearest == "round_prefer_floor") a.nearest = ResizeNearestMode::kRoundPreferFloor;
+  else if (nearest == "round_prefer_ceil") a.nearest = ResizeNearestMode::kRoundPreferCeil;
+  else if (nearest == "floor") a.nearest = ResizeNearestMode::kFloor;
+  else if (nearest == "ceil") a.nearest = ResizeNearestMode::kCeil;
+  else return invalid_model("unsupported nearest_mode '", nearest, "'");
+  a.cubic_a = info.attr_float("cubic_coeff_a", -0.75f);
+  a.exclude_outside = info.attr_int("exclude_outside", 0) != 0;
+  a.extrapolation_value = info.attr_float("extrapolation_value", 0.0f);
+  if (opset >= 18) {
+    a.antialias = info.attr_int("antialias", 0) != 0;
+    a.axes = info.attr_ints("axes");
+    const std::string keep = info.attr_string("keep_aspect_ratio_policy", "stretch");
+    if (keep == "stretch") a.keep_aspect = KeepAspectRatioPolicy::kStretch;
+    else if (keep == "not_larger") a.keep_aspect = KeepAspectRatioPolicy::kNotLarger;
+    else if (keep == "not_smaller") a.keep_aspect = KeepAspectRatioPolicy::kNotSmaller;
+    else return invalid_model("unsupported keep_aspect_ratio_policy '", keep, "'");
+  }
+  return a;
+}
+
+Result<int64_t> resized_length(int64_t in_len, double scale) {
+  if (!(scale > 0) || !std::isfinite(scale)) return invalid_argument("resize scale ", scale, " must be positive and finite");
+  const double len = std::floor(double(in_len) * scale);
+  if (len > double(int64_t(1) << 40)) return invalid_argument("resize scale ", scale, " gives an output that is too large");
+  return int64_t(len);
+}
+
+Status resize_tensor(const ResizeAttrs& attrs, const std::vector<ResizeAxis>& axes, const Tensor& x, Tensor& y) {
+  if (axes.size() != size_t(x.rank())) return invalid_argument("resize needs one entry per input dim");
+  for (const ResizeAxis& ax : axes)
+    if (ax.in_len == 0 && ax.out_len > 0) return invalid_argument("cannot resize an empty dim to ", ax.out_len);
+  if (y.numel() == 0) return Status::Ok();
+  std::vector<AxisFilter> filters;
+  for (const ResizeAxis& ax : axes) filters.push_back(make_filter(attrs, ax));
+  if (attrs.mode == ResizeMode::kNearest) {
+    return dispatch<ONYX_ALL_TYPES>(x.dtype(), [&]<typename T>() -> Status {
+      resize_nearest<T>(filters, attrs.extrapolation_value, x, y);
+      return Status::Ok();
+    });
+  }
+  return dispatch<ONYX_NUMERIC_TYPES>(x.dtype(), [&]<typename T>() -> Status {
+    resize_filtered<T>(filters, axes, attrs.extrapolation_value, x, y);
+    return Status::Ok();
+  });
+}
+
+}  // namespace onyx
