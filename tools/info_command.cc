@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "onnx/loader.h"
+#include "ops/infer_graph.h"
 
 namespace onyx::cli {
 namespace {
@@ -43,8 +44,14 @@ int info_command(const std::vector<std::string>& args) {
     if (m.graph.initializers.count(vi.name)) continue;
     std::printf("  %-24s %s\n", vi.name.c_str(), vi.type.to_string().c_str());
   }
-  std::printf("outputs:\n");
-  for (const auto& vi : m.graph.outputs) std::printf("  %-24s %s\n", vi.name.c_str(), vi.type.to_string().c_str());
+  const ops::GraphTypes types = ops::infer_graph_types(m.graph, m.opsets);
+  std::printf("outputs (declared; static inference):\n");
+  for (const auto& vi : m.graph.outputs) {
+    auto it = types.inferred.find(vi.name);
+    std::printf("  %-24s %-24s %s\n", vi.name.c_str(), vi.type.to_string().c_str(),
+                it == types.inferred.end() ? "?" : it->second.to_string().c_str());
+  }
+  for (const auto& w : types.warnings) std::printf("warning: %s\n", w.c_str());
   size_t weight_bytes = 0;
   for (const auto& kv : m.graph.initializers) weight_bytes += kv.second.nbytes();
   std::printf("initializers: %zu (%.2f MB)\n", m.graph.initializers.size(), double(weight_bytes) / 1e6);

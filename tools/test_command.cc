@@ -30,7 +30,9 @@ Value as_declared_bfloat16(Value v, const ir::TypeInfo& declared) {
 
 // Runs every data set of one case; returns "" on success or the reason for failure.
 std::string run_case(const fs::path& dir, const Tolerance& tol) {
-  auto session = Session::load_file((dir / "model.onnx").string());
+  SessionOptions options;
+  options.verify_shapes = true;  // static rules must agree with kernels on every case
+  auto session = Session::load_file((dir / "model.onnx").string(), options);
   if (!session.ok()) return "load: " + session.status().to_string();
   const Session& s = **session;
   std::vector<const ir::ValueInfo*> feedable;

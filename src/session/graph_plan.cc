@@ -4,6 +4,8 @@
 #include <functional>
 #include <queue>
 
+#include "ops/infer_graph.h"
+
 namespace onyx {
 namespace {
 
@@ -103,7 +105,8 @@ Status GraphPlan::order_nodes(std::vector<const ir::Node*>& order, const Scope* 
 }
 
 Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, const std::map<std::string, int64_t>& opsets,
-                                                    const Scope* outer) {
+                                                    const Scope* outer,
+                                                    const std::unordered_map<std::string, ir::TypeInfo>* verify_types) {
   std::shared_ptr<GraphPlan> plan(new GraphPlan(graph));
   std::vector<const ir::Node*> order;
   ONYX_RETURN_IF_ERROR(plan->order_nodes(order, outer));
@@ -147,6 +150,12 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
       constant_inputs.push_back(constant ? &init->second : nullptr);
     }
     for (const auto& out : node->outputs) step.outputs.push_back(out.empty() ? -1 : plan->slot(out));
+    if (verify_types) {
+      for (const auto& out : node->outputs) {
+        auto t = verify_types->find(out);
+        step.static_types.push_back(out.empty() || t == verify_types->end() ? nullptr : &t->second);
+      }
+    }
 
     const KernelDef* def = KernelRegistry::global().find("CPU", node->domain, node->op_type, step.opset);
     if (!def) {
@@ -222,6 +231,7 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
       return std::move(st).with_context("while running node " + step.node->label() + " at opset " +
                                         std::to_string(step.opset));
     }
+    if (!step.static_types.empty()) ONYX_RETURN_IF_ERROR(verify_outputs(step, frame));
     for (int s : step.release) frame.values[size_t(s)] = Value();
   }
 
@@ -229,6 +239,19 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
   outputs.reserve(output_slots_.size());
   for (int s : output_slots_) outputs.push_back(frame.values[size_t(s)]);
   return outputs;
+}
+
+Status GraphPlan::verify_outputs(const Step& step, const Frame& frame) const {
+  for (size_t i = 0; i < step.outputs.size(); ++i) {
+    const ir::TypeInfo* t = step.static_types[i];
+    if (!t || step.outputs[i] < 0) continue;
+    const Value& v = frame.values[size_t(step.outputs[i])];
+    std::string why;
+    if (v.is_tensor() && !ops::value_fits_type(*t, v.tensor().dtype(), v.tensor().shape(), &why))
+      return error(StatusCode::kInternal, "output '", step.node->outputs[i], "' of node ", step.node->label(),
+                   " has ", why, ": the op's static rule and its kernel disagree");
+  }
+  return Status::Ok();
 }
 
 const Value* Frame::lookup(const std::string& name) const {

@@ -29,8 +29,11 @@ struct Scope {
 class GraphPlan {
  public:
   // Plans `graph` (which must outlive the plan). `opsets` maps domain -> model opset.
-  static Result<std::shared_ptr<GraphPlan>> build(const ir::Graph& graph, const std::map<std::string, int64_t>& opsets,
-                                                  const Scope* outer);
+  // With `verify_types`, every node output named there is checked at run against that
+  // static type (an INTERNAL error on a misfit): static rules and kernels must agree.
+  static Result<std::shared_ptr<GraphPlan>> build(
+      const ir::Graph& graph, const std::map<std::string, int64_t>& opsets, const Scope* outer,
+      const std::unordered_map<std::string, ir::TypeInfo>* verify_types = nullptr);
 
   // Runs the graph: `inputs` in graph-input order (a none Value lets an initializer default
   // apply); returns the graph outputs in order. `parent` is the caller's frame for subgraphs.
@@ -51,7 +54,9 @@ class GraphPlan {
     std::vector<int> inputs;   // slot per node input; -1 for omitted
     std::vector<int> outputs;  // slot per node output; -1 for omitted
     std::vector<int> release;  // slots whose last reader is this step
+    std::vector<const ir::TypeInfo*> static_types;  // per output, when verifying; else empty
   };
+  Status verify_outputs(const Step& step, const Frame& frame) const;
 
   explicit GraphPlan(const ir::Graph& graph) : graph_(graph) {}
   int slot(const std::string& name);

@@ -1,6 +1,7 @@
 #include "session/session.h"
 
 #include "onnx/loader.h"
+#include "ops/infer_graph.h"
 #include "session/graph_plan.h"
 
 namespace onyx {
@@ -24,7 +25,9 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
   std::unique_ptr<Session> s(new Session());
   s->options_ = options;
   s->model_ = std::move(model);
-  ONYX_ASSIGN_OR_RETURN(s->plan_, GraphPlan::build(s->model_->graph, s->model_->opsets, nullptr));
+  s->types_ = std::make_unique<ops::GraphTypes>(ops::infer_graph_types(s->model_->graph, s->model_->opsets));
+  ONYX_ASSIGN_OR_RETURN(s->plan_, GraphPlan::build(s->model_->graph, s->model_->opsets, nullptr,
+                                                   options.verify_shapes ? &s->types_->inferred : nullptr));
   return s;
 }
 

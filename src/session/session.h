@@ -11,6 +11,7 @@
 namespace onyx {
 
 class GraphPlan;
+namespace ops { struct GraphTypes; }
 
 struct SessionOptions {
   enum class ExecutionMode { kSequential, kParallel };
@@ -19,6 +20,8 @@ struct SessionOptions {
   int inter_op_threads = 0;
   ExecutionMode execution_mode = ExecutionMode::kSequential;
   int log_level = 2;                  // 0 verbose .. 4 fatal
+  // Check every node output against the static type rules at run (a test aid; costs time).
+  bool verify_shapes = false;
 };
 
 class Session {
@@ -32,6 +35,8 @@ class Session {
   // Graph inputs the caller may feed (initializers with the same name are defaults).
   const std::vector<ir::ValueInfo>& inputs() const { return model_->graph.inputs; }
   const std::vector<ir::ValueInfo>& outputs() const { return model_->graph.outputs; }
+  // Static types of every value the rules could derive or the model declares (best-effort).
+  const ops::GraphTypes& static_types() const { return *types_; }
   // True when input `name` has an initializer default and may be left out.
   bool input_has_default(const std::string& name) const;
 
@@ -47,6 +52,7 @@ class Session {
 
   std::unique_ptr<ir::Model> model_;
   std::shared_ptr<GraphPlan> plan_;
+  std::unique_ptr<ops::GraphTypes> types_;
   SessionOptions options_;
 };
 
