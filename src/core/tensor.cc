@@ -30,14 +30,15 @@ Tensor::Tensor(DataType dtype, Shape shape, std::shared_ptr<Buffer> buffer, size
   numel_ = shape_size(shape_);
 }
 
-Result<Tensor> Tensor::create(DataType dtype, const Shape& shape) {
+Result<Tensor> Tensor::create(DataType dtype, const Shape& shape, Allocator* allocator) {
   const int64_t n = shape_size(shape);
   if (n < 0) return invalid_argument("invalid tensor shape ", shape_to_string(shape));
   const size_t item = data_type_size(dtype);
   if (item == 0) return invalid_argument("cannot create a tensor of type ", data_type_name(dtype));
   if (n > 0 && uint64_t(n) > (uint64_t(1) << 46) / item)
     return invalid_argument("tensor ", data_type_name(dtype), shape_to_string(shape), " is too large");
-  return Tensor(dtype, shape);
+  if (!allocator) return Tensor(dtype, shape);
+  return Tensor(dtype, shape, allocator->allocate(size_t(n) * item, dtype));
 }
 
 Result<Tensor> Tensor::reshaped(const Shape& shape) const {

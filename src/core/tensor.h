@@ -9,6 +9,7 @@
 #include <memory>
 #include <string>
 
+#include "core/allocator.h"
 #include "core/data_type.h"
 #include "core/shape.h"
 #include "core/status.h"
@@ -39,8 +40,9 @@ class Tensor {
   // Wraps an existing buffer; the caller promises it holds numel * itemsize bytes from offset.
   Tensor(DataType dtype, Shape shape, std::shared_ptr<Buffer> buffer, size_t offset = 0);
 
-  // Checked construction for untrusted sizes (negative dims, overflow).
-  static Result<Tensor> create(DataType dtype, const Shape& shape);
+  // Checked construction for untrusted sizes (negative dims, overflow); zero-filled, from
+  // `allocator` when given, else plain heap memory.
+  static Result<Tensor> create(DataType dtype, const Shape& shape, Allocator* allocator = nullptr);
   // A scalar tensor (rank 0) holding `v`.
   template <typename T> static Tensor scalar(T v) {
     Tensor t(data_type_of<T>, {});

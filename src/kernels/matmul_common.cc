@@ -1,6 +1,9 @@
 #include "kernels/matmul_common.h"
 
+#include <functional>
+
 #include "kernels/broadcast.h"
+#include "kernels/dispatch.h"
 #include "kernels/gemm.h"
 
 namespace onyx {
@@ -49,6 +52,52 @@ void batched_matmul(const MatMulPlan& plan, const T* a, const T* b, T* y) {
   for (int64_t i = 0; i < count; ++i)
     gemm<T>(false, false, m, n, k, T(1), a + plan.a_offsets[size_t(i)], k, b + plan.b_offsets[size_t(i)], n, T(0),
             y + i * m * n, n);
+}
+
+Result<std::vector<uint64_t>> subtract_zero_point(const Tensor& x, const Tensor& zero_point, bool is_a) {
+  if (x.rank() < 1) return invalid_argument("matrix operand must have rank 1 or more, got ", x.describe());
+  const Shape& xs = x.shape();
+  const bool vector = xs.size() == 1;
+  const int64_t k = is_a ? xs.back() : xs[vector ? 0 : xs.size() - 2];
+  // m: the rows of A or the columns of B.
+  const int64_t m = vector ? 1 : is_a ? xs[xs.size() - 2] : xs.back();
+  // The zero point index of element i.
+  std::function<int64_t(int64_t)> zp_index = [](int64_t) { return int64_t(0); };
+  const bool has_zp = zero_point.defined();
+  if (has_zp) {
+    if (zero_point.dtype() != x.dtype())
+      return invalid_argument("zero point ", zero_point.describe(), " must have the type of its operand ",
+                              x.describe());
+    Shape per_batch = xs;
+    if (!vector) per_batch[is_a ? xs.size() - 1 : xs.size() - 2] = 1;
+    if (zero_point.numel() == 1) {
+      // per tensor
+    } else if (zero_point.rank() == 1 && zero_point.dim(0) == m) {
+      if (is_a) {
+        zp_index = [k, m](int64_t i) { return (i / k) % m; };
+      } else {
+        zp_index = [m](int64_t i) { return i % m; };
+      }
+    } else if (zero_point.shape() == per_batch && !vector) {
+      if (is_a) {
+        zp_index = [k](int64_t i) { return i / k; };
+      } else {
+        zp_index = [k, m](int64_t i) { return i / (k * m) * m + i % m; };
+      }
+    } else {
+      return invalid_argument("zero point ", zero_point.describe(), " does not fit operand ", x.describe());
+    }
+  }
+  std::vector<uint64_t> out(size_t(x.numel()));
+  Status st = dispatch<uint8_t, int8_t>(x.dtype(), [&]<typename Q>() -> Status {
+    const Q* in = x.data<Q>();
+    const Q* zp = has_zp ? zero_point.data<Q>() : nullptr;
+    for (int64_t i = 0; i < x.numel(); ++i)
+      out[size_t(i)] = uint64_t(int64_t(in[i]) - (zp ? int64_t(zp[zp_index(i)]) : 0));
+    return Status::Ok();
+  });
+  if (!st.ok()) return st;
+  return out;
 }
 
 template void batched_matmul<float>(const MatMulPlan&, const float*, const float*, float*);

@@ -5,6 +5,7 @@
 
 #include "core/shape.h"
 #include "core/status.h"
+#include "core/tensor.h"
 
 namespace onyx {
 
@@ -24,5 +25,11 @@ Result<MatMulPlan> plan_matmul(const Shape& a, const Shape& b);
 // y[batch] = a[batch] (M x K) * b[batch] (K x N), y contiguous; float, double and uint64_t.
 template <typename T>
 void batched_matmul(const MatMulPlan& plan, const T* a, const T* b, T* y);
+
+// The integer operand x (int8 / uint8) of MatMulInteger or QLinearMatMul minus its zero
+// point, as wrapping uint64 values. `zero_point` (same type as x, or undefined for 0) is one
+// value, or per row of A ([M], or A's shape with the last dim 1) when `is_a`, or per column
+// of B ([N], or B's shape with dim -2 set to 1) otherwise.
+Result<std::vector<uint64_t>> subtract_zero_point(const Tensor& x, const Tensor& zero_point, bool is_a);
 
 }  // namespace onyx

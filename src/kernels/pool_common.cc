@@ -50,7 +50,8 @@ int64_t PoolWindows::valid_count(int64_t o) const {
 }
 
 Result<WindowGeometry> resolve_pool(const WindowAttrs& attrs, const Shape& x) {
-  if (x.size() < 3) return invalid_argument("pool input must have rank 3 or more (N, C, D1...), got ", shape_to_string(x));
+  if (x.size() < 3)
+    return invalid_argument("pool input must have rank 3 or more (N, C, D1...), got ", shape_to_string(x));
   if (x.size() - 2 > 8) return invalid_argument("pooling over more than 8 spatial dims is not supported");
   if (attrs.kernel_shape.size() != x.size() - 2)
     return invalid_argument("kernel_shape has ", attrs.kernel_shape.size(), " dims but the input ", shape_to_string(x),

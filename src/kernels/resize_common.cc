@@ -155,7 +155,7 @@ void resize_nearest(const std::vector<AxisFilter>& filters, double extrapolation
     for (int64_t row = begin; row < end; ++row) {
       int64_t off = 0, rem = row;
       bool outside = false;
-      for (size_t d = rank - (rank > 0 ? 1 : 0); d-- > 0;) {
+      for (size_t d = rank > 0 ? rank - 1 : 0; d-- > 0;) {  // all dims but the last
         const int64_t o = rem % out[d];
         rem /= out[d];
         off += filters[d].index[size_t(o)] * strides[d];

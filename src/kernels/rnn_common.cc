@@ -111,9 +111,15 @@ Status check_shapes(const KernelContext& ctx, const Attributes& attrs, int64_t g
   *seq = attrs.layout == 0 ? x.dim(0) : x.dim(1);
   *batch = attrs.layout == 0 ? x.dim(1) : x.dim(0);
   *input = x.dim(2);
-  *hidden = attrs.hidden_size > 0 ? attrs.hidden_size : r.dim(2);
+  *hidden = r.dim(2);
   const int64_t h = *hidden;
   if (h <= 0) return invalid_argument("hidden size must be positive, R has shape ", shape_to_string(r.shape()));
+  if (attrs.hidden_size > 0 && attrs.hidden_size != h)
+    return invalid_argument("hidden_size is ", attrs.hidden_size, " but R has shape ", shape_to_string(r.shape()));
+  // The kernels keep seq*batch*gates*hidden values per direction: refuse what no tensor could hold.
+  const int64_t work = h > (int64_t(1) << 40) ? -1 : shape_size({*seq, *batch, dirs, gates * h});
+  if (work < 0 || work > (int64_t(1) << 40))
+    return invalid_argument("X ", x.describe(), " with hidden size ", h, " is too large");
   ONYX_RETURN_IF_ERROR(expect_shape(w, {dirs, gates * h, *input}, "W"));
   ONYX_RETURN_IF_ERROR(expect_shape(r, {dirs, gates * h, h}, "R"));
   const Shape state = attrs.layout == 0 ? Shape{dirs, *batch, h} : Shape{*batch, dirs, h};

@@ -63,7 +63,8 @@ Result<WindowGeometry> resolve_window(const WindowAttrs& attrs, const Shape& in,
   g.pad_end.assign(r, 0);
   g.out.assign(r, 0);
   for (size_t d = 0; d < r; ++d) {
-    if (kernel[d] < 1 || kernel[d] >= kMaxWindowAttr) return invalid_argument("kernel size ", kernel[d], " is out of range");
+    if (kernel[d] < 1 || kernel[d] >= kMaxWindowAttr)
+      return invalid_argument("kernel size ", kernel[d], " is out of range");
     const int64_t s = g.strides[d];
     const int64_t ek = (kernel[d] - 1) * g.dilations[d] + 1;
     if (attrs.auto_pad == AutoPad::kSameUpper || attrs.auto_pad == AutoPad::kSameLower) {

@@ -36,6 +36,9 @@ struct WindowGeometry {
   int64_t in_size() const { return shape_size(in); }
   int64_t out_size() const { return shape_size(out); }
   int64_t kernel_size() const { return shape_size(kernel); }
+  // The output seen as rows of its last dim: out_rows() rows of row_size() positions.
+  int64_t row_size() const { return out.empty() ? 1 : out.back(); }
+  int64_t out_rows() const { return out.empty() ? 1 : shape_size(std::vector<int64_t>(out.begin(), out.end() - 1)); }
 };
 
 // Resolves `attrs` for input spatial dims `in` and kernel dims `kernel` (the attribute or the
@@ -45,15 +48,29 @@ struct WindowGeometry {
 // attribute lengths do not match the rank or the padded input is smaller than the kernel.
 Result<WindowGeometry> resolve_window(const WindowAttrs& attrs, const Shape& in, const std::vector<int64_t>& kernel);
 
-// col[(c * K + k) * O + o] = x[c, window k of output o], 0 where the window reads padding,
-// for `channels` planes of x; K = kernel_size(), O = out_size().
-template <typename Src, typename Dst>
-void im2col(const Src* x, int64_t channels, const WindowGeometry& g, Dst* col);
+// Column buffers of im2col / col2im are kept to about this many elements by working on a
+// range of output rows at a time.
+inline constexpr int64_t kColumnBudget = int64_t(1) << 6;
 
-// The adjoint of im2col: y[c, window k of position o] += col[(c * K + k) * O + o], skipping
-// padding. `y` holds `channels` planes of size in_size(); it is accumulated into, not cleared.
+// How many output rows of g fit a column buffer of kColumnBudget elements with `rows` rows
+// (at least one).
+inline int64_t rows_per_chunk(const WindowGeometry& g, int64_t rows) {
+  const int64_t per_row = std::max<int64_t>(1, rows * g.row_size());
+  return std::max<int64_t>(1, kColumnBudget / per_row);
+}
+
+// im2col over the output rows [row_begin, row_end) (see row_size()), i.e. the L = (row_end -
+// row_begin) * row_size() output positions from o0 = row_begin * row_size():
+// col[(c * K + k) * L + j] = x[c, window k of output o0 + j], 0 where the window reads
+// padding, for `channels` planes of x; K = kernel_size().
+template <typename Src, typename Dst>
+void im2col(const Src* x, int64_t channels, const WindowGeometry& g, int64_t row_begin, int64_t row_end, Dst* col);
+
+// The adjoint of im2col over the same rows: y[c, window k of output o0 + j] += col[(c * K + k)
+// * L + j], skipping padding. `y` holds `channels` planes of size in_size(); it is accumulated
+// into, not cleared.
 template <typename T>
-void col2im(const T* col, int64_t channels, const WindowGeometry& g, T* y);
+void col2im(const T* col, int64_t channels, const WindowGeometry& g, int64_t row_begin, int64_t row_end, T* y);
 
 }  // namespace onyx
 
@@ -64,16 +81,20 @@ namespace spatial_detail {
 
 inline int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
 
-// Calls fn(row, valid, base) for every output position of dims [0, rank-1) ("rows" of the last
-// output dim) and one kernel offset `kidx`: `base` is the flat input offset of dims [0, rank-1)
-// scaled by the last input dim, `valid` false when that position reads padding.
+// Calls fn(j, valid, base) for the output rows row_begin + j < row_end (positions of output
+// dims [0, rank-1)) and one kernel offset `kidx`: `base` is the flat input offset of dims
+// [0, rank-1) scaled by the last input dim, `valid` false when that position reads padding.
 template <typename F>
-void for_each_row(const WindowGeometry& g, const std::vector<int64_t>& kidx, F&& fn) {
+void for_each_row(const WindowGeometry& g, const std::vector<int64_t>& kidx, int64_t row_begin, int64_t row_end,
+                  F&& fn) {
   const size_t r = g.rank();
-  int64_t rows = 1;
-  for (size_t d = 0; d + 1 < r; ++d) rows *= g.out[d];
   std::vector<int64_t> oidx(r, 0);
-  for (int64_t row = 0; row < rows; ++row) {
+  int64_t rest = row_begin;
+  for (size_t d = r - 1; d-- > 0;) {
+    oidx[d] = rest % g.out[d];
+    rest /= g.out[d];
+  }
+  for (int64_t row = 0; row < row_end - row_begin; ++row) {
     bool valid = true;
     int64_t off = 0;
     for (size_t d = 0; d + 1 < r; ++d) {
@@ -100,10 +121,10 @@ inline void next_index(std::vector<int64_t>& idx, const std::vector<int64_t>& di
 }  // namespace spatial_detail
 
 template <typename Src, typename Dst>
-void im2col(const Src* x, int64_t channels, const WindowGeometry& g, Dst* col) {
+void im2col(const Src* x, int64_t channels, const WindowGeometry& g, int64_t row_begin, int64_t row_end, Dst* col) {
   using namespace spatial_detail;
   const size_t r = g.rank();
-  const int64_t K = g.kernel_size(), O = g.out_size(), I = g.in_size();
+  const int64_t K = g.kernel_size(), O = (row_end - row_begin) * g.row_size(), I = g.in_size();
   if (O <= 0 || K <= 0) return;
   if (r == 0) {
     for (int64_t c = 0; c < channels; ++c) col[c] = static_cast<Dst>(x[c]);
@@ -119,7 +140,7 @@ void im2col(const Src* x, int64_t channels, const WindowGeometry& g, Dst* col) {
       const int64_t shift = kidx[r - 1] * g.dilations[r - 1] - g.pad_begin[r - 1];
       const int64_t lo = std::clamp<int64_t>(ceil_div(-shift, s), 0, out_last);
       const int64_t hi = std::clamp<int64_t>(ceil_div(in_last - shift, s), lo, out_last);
-      for_each_row(g, kidx, [&](int64_t row, bool valid, int64_t base) {
+      for_each_row(g, kidx, row_begin, row_end, [&](int64_t row, bool valid, int64_t base) {
         Dst* d = dst + row * out_last;
         if (!valid) {
           std::fill(d, d + out_last, Dst(0));
@@ -135,10 +156,10 @@ void im2col(const Src* x, int64_t channels, const WindowGeometry& g, Dst* col) {
 }
 
 template <typename T>
-void col2im(const T* col, int64_t channels, const WindowGeometry& g, T* y) {
+void col2im(const T* col, int64_t channels, const WindowGeometry& g, int64_t row_begin, int64_t row_end, T* y) {
   using namespace spatial_detail;
   const size_t r = g.rank();
-  const int64_t K = g.kernel_size(), O = g.out_size(), I = g.in_size();
+  const int64_t K = g.kernel_size(), O = (row_end - row_begin) * g.row_size(), I = g.in_size();
   if (O <= 0 || K <= 0) return;
   if (r == 0) {
     for (int64_t c = 0; c < channels; ++c) y[c] += col[c];
@@ -154,7 +175,7 @@ void col2im(const T* col, int64_t channels, const WindowGeometry& g, T* y) {
       const int64_t shift = kidx[r - 1] * g.dilations[r - 1] - g.pad_begin[r - 1];
       const int64_t lo = std::clamp<int64_t>(ceil_div(-shift, s), 0, out_last);
       const int64_t hi = std::clamp<int64_t>(ceil_div(in_last - shift, s), lo, out_last);
-      for_each_row(g, kidx, [&](int64_t row, bool valid, int64_t base) {
+      for_each_row(g, kidx, row_begin, row_end, [&](int64_t row, bool valid, int64_t base) {
         if (!valid) return;
         const T* srow = src + row * out_last;
         T* dst = yc + base;

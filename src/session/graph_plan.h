@@ -11,6 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "core/allocator.h"
 #include "core/value.h"
 #include "ir/graph.h"
 #include "kernels/kernel.h"
@@ -75,10 +76,12 @@ class GraphPlan {
 // The values of one running graph; outer-scope lookups walk the parent chain.
 class Frame {
  public:
-  Frame(const GraphPlan& plan, const Frame* parent) : plan_(plan), parent_(parent) {}
+  // `arena` serves the frame's intermediate tensors (shared with nested subgraph frames).
+  Frame(const GraphPlan& plan, const Frame* parent, Arena* arena) : arena(arena), plan_(plan), parent_(parent) {}
   // The current value named `name` in this frame or an enclosing one; null when unknown.
   const Value* lookup(const std::string& name) const;
   std::vector<Value> values;
+  Arena* arena;
 
  private:
   const GraphPlan& plan_;

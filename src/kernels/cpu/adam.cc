@@ -23,7 +23,8 @@ class AdamKernel final : public Kernel {
 
   Status compute(KernelContext& ctx) const override {
     return optimizer::run(ctx, 4, 3, [&](double r, int64_t t) {
-      const double rate = t > 0 ? r * std::sqrt(1.0 - std::pow(beta_, double(t))) / (1.0 - std::pow(alpha_, double(t))) : r;
+      const double rate =
+          t > 0 ? r * std::sqrt(1.0 - std::pow(beta_, double(t))) / (1.0 - std::pow(alpha_, double(t))) : r;
       return [=, this](const double* in, double* out) {
         const double x = in[0], g = norm_coefficient_ * x + in[1];
         const double v_new = alpha_ * in[2] + (1.0 - alpha_) * g;

@@ -2,6 +2,7 @@
 // X (N, C, D1..Dn), W (C, M / group, k1..kn), optional B (M) -> Y (N, M, O1..On), where
 // O = stride * (D - 1) + output_padding + dilated kernel - pads, or output_shape when given
 // (pads then derived from it), or D * stride for SAME_UPPER / SAME_LOWER.
+#include <algorithm>
 #include <vector>
 
 #include "kernels/dispatch.h"
@@ -31,8 +32,11 @@ class ConvTransposeKernel final : public Kernel {
   Result<WindowGeometry> resolve(const Shape& x, const Shape& w) const {
     if (x.size() < 3) return invalid_argument("input must have rank 3 or more (N, C, D1...), got ", shape_to_string(x));
     if (w.size() != x.size())
-      return invalid_argument("weight shape ", shape_to_string(w), " does not match the input rank of ", shape_to_string(x));
+      return invalid_argument("weight shape ", shape_to_string(w), " does not match the input rank of ",
+                              shape_to_string(x));
     if (w[0] != x[1]) return invalid_argument("weight dim 0 (", w[0], ") must equal the input channels ", x[1]);
+    if (group_ > std::max<int64_t>(x[1], 1))
+      return invalid_argument("group ", group_, " exceeds the input channels ", x[1]);
     if (x[1] % group_ != 0) return invalid_argument("input channels ", x[1], " are not divisible by group ", group_);
     const size_t r = x.size() - 2;
     auto bad_len = [&](const std::vector<int64_t>& v, size_t want) { return !v.empty() && v.size() != want; };
@@ -43,8 +47,8 @@ class ConvTransposeKernel final : public Kernel {
     g.out.assign(x.begin() + 2, x.end());
     g.kernel.assign(w.begin() + 2, w.end());
     if (!attrs_.kernel_shape.empty() && attrs_.kernel_shape != g.kernel)
-      return invalid_argument("kernel_shape ", shape_to_string(attrs_.kernel_shape), " does not match the weight shape ",
-                              shape_to_string(w));
+      return invalid_argument("kernel_shape ", shape_to_string(attrs_.kernel_shape),
+                              " does not match the weight shape ", shape_to_string(w));
     g.strides = attrs_.strides.empty() ? std::vector<int64_t>(r, 1) : attrs_.strides;
     g.dilations = attrs_.dilations.empty() ? std::vector<int64_t>(r, 1) : attrs_.dilations;
     g.in.assign(r, 0);
@@ -121,15 +125,21 @@ class ConvTransposeKernel final : public Kernel {
         ybuf.assign(size_t(y->numel()), CT(0));
         yc = ybuf.data();
       }
-      const int64_t K = g.kernel_size(), I = g.out_size(), O = g.in_size();
-      const int64_t rows = mg * K;
-      std::vector<CT> col(size_t(rows * I));
+      // X's positions are the forward geometry's output rows; work on a range of them at a time.
+      const int64_t I = g.out_size(), O = g.in_size(), rows = mg * g.kernel_size();
+      const int64_t x_rows = g.out_rows(), row_size = g.row_size();
+      const int64_t chunk = std::min(x_rows, rows_per_chunk(g, rows));
+      std::vector<CT> col(size_t(rows * chunk * row_size));
       for (int64_t n = 0; n < batch; ++n) {
         for (int64_t gi = 0; gi < group_; ++gi) {
-          // col (mg*K x I) = W_g^T (mg*K x cg) * X_g (cg x I); W_g is stored cg x mg*K.
-          gemm<CT>(true, false, rows, I, cg, CT(1), wc + gi * cg * rows, rows, xc + (n * channels + gi * cg) * I, I,
-                   CT(0), col.data(), I);
-          col2im(col.data(), mg, g, yc + (n * maps + gi * mg) * O);
+          const CT* xg = xc + (n * channels + gi * cg) * I;
+          for (int64_t r0 = 0; r0 < x_rows; r0 += chunk) {
+            const int64_t r1 = std::min(x_rows, r0 + chunk), cols = (r1 - r0) * row_size;
+            // col (mg*K x cols) = W_g^T (mg*K x cg) * X_g[:, cols] (cg x cols); W_g is stored cg x mg*K.
+            gemm<CT>(true, false, rows, cols, cg, CT(1), wc + gi * cg * rows, rows, xg + r0 * row_size, I, CT(0),
+                     col.data(), cols);
+            col2im(col.data(), mg, g, r0, r1, yc + (n * maps + gi * mg) * O);
+          }
         }
       }
       if (has_bias) {

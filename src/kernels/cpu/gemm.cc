@@ -77,7 +77,8 @@ class GemmKernel final : public Kernel {
           for (int64_t j = 0; j < n; ++j)
             yc[i * n + j] = beta * static_cast<CT>(cp[i * c_row_stride + j * c_col_stride]);
       }
-      gemm<CT>(trans_a_, trans_b_, m, n, k, alpha, ac, trans_a_ ? m : k, bc, trans_b_ ? k : n, CT(has_c ? 1 : 0), yc, n);
+      gemm<CT>(trans_a_, trans_b_, m, n, k, alpha, ac, trans_a_ ? m : k, bc, trans_b_ ? k : n, CT(has_c ? 1 : 0), yc,
+               n);
       if constexpr (!std::is_same_v<T, CT>) {
         T* out = y->data<T>();
         for (int64_t i = 0; i < y->numel(); ++i) out[i] = static_cast<T>(yc[i]);

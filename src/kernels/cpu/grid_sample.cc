@@ -98,8 +98,8 @@ class GridSampleKernel final : public Kernel {
     double d = std::fabs(v - lo);
     if (!std::isfinite(d)) return 0;
     const double extra = std::fmod(d, span);
-    const int64_t flips = int64_t(std::floor(d / span));
-    d = flips % 2 == 0 ? lo + extra : lo + span - extra;
+    const bool even_flips = std::fmod(std::floor(d / span), 2.0) == 0;
+    d = even_flips ? lo + extra : lo + span - extra;
     return std::clamp(d, 0.0, double(size - 1));
   }
 

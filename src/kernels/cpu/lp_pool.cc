@@ -43,7 +43,9 @@ class LpPoolKernel final : public Kernel {
             const CT v = std::fabs(static_cast<CT>(plane[i]));
             sum += p_ == 1 ? v : p_ == 2 ? v * v : CT(std::pow(v, p));
           });
-          out[c * out_size + o] = static_cast<T>(p_ == 1 ? sum : p_ == 2 ? std::sqrt(sum) : CT(std::pow(sum, CT(1) / p)));
+          out[c * out_size + o] = static_cast<T>(p_ == 1   ? sum
+                                                 : p_ == 2 ? std::sqrt(sum)
+                                                           : CT(std::pow(sum, CT(1) / p)));
         }
       }
       return Status::Ok();

@@ -62,8 +62,9 @@ class LstmKernel final : public Kernel {
             const size_t k = size_t(b * hidden + j);
             const C c_prev = c[k];
             const C ig = f(rnn::clip_value(xr[j] + hrb[j] + p_i[j] * c_prev, clip));
-            const C fg = input_forget_ ? C(1) - ig
-                                       : f(rnn::clip_value(xr[2 * hidden + j] + hrb[2 * hidden + j] + p_f[j] * c_prev, clip));
+            const C fg = input_forget_
+                             ? C(1) - ig
+                             : f(rnn::clip_value(xr[2 * hidden + j] + hrb[2 * hidden + j] + p_f[j] * c_prev, clip));
             const C cg = g(rnn::clip_value(xr[3 * hidden + j] + hrb[3 * hidden + j], clip));
             const C c_new = fg * c_prev + ig * cg;
             const C og = f(rnn::clip_value(xr[hidden + j] + hrb[hidden + j] + p_o[j] * c_new, clip));

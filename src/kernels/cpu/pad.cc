@@ -39,24 +39,25 @@ class PadKernel final : public Kernel {
     std::vector<int64_t> pads(size_t(2 * rank), 0);
     ONYX_RETURN_IF_ERROR(read_pads(ctx, rank, pads));
 
-    // Source index along each dim for each output index; -1 where the fill value goes.
     Shape out_shape(size_t(rank), 0);
-    std::vector<std::vector<int64_t>> maps(static_cast<size_t>(rank));
     for (int64_t d = 0; d < rank; ++d) {
-      const int64_t n = x.dim(d), begin = pads[size_t(d)], end = pads[size_t(d + rank)];
-      int64_t out = 0;
-      if (__builtin_add_overflow(n, begin, &out) || __builtin_add_overflow(out, end, &out) || out < 0)
+      const int64_t n = x.dim(d);
+      int64_t& out = out_shape[size_t(d)];
+      if (__builtin_add_overflow(n, pads[size_t(d)], &out) || __builtin_add_overflow(out, pads[size_t(d + rank)], &out) ||
+          out < 0)
         return invalid_argument("Pad: pads ", shape_to_string(pads), " do not fit ", x.describe());
       if (n == 0 && out > 0 && mode_ != PadMode::kConstant)
         return invalid_argument("Pad: cannot pad an empty dim in this mode");
-      out_shape[size_t(d)] = out;
-      if (out > (int64_t(1) << 40)) return invalid_argument("Pad: output is too large");
-      auto& map = maps[size_t(d)];
-      map.resize(size_t(out));
-      for (int64_t o = 0; o < out; ++o) map[size_t(o)] = source_index(o - begin, n);
     }
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), out_shape));
     if (y->numel() == 0) return Status::Ok();
+    // Source index along each dim for each output index; -1 where the fill value goes.
+    std::vector<std::vector<int64_t>> maps(static_cast<size_t>(rank));
+    for (int64_t d = 0; d < rank; ++d) {
+      auto& map = maps[size_t(d)];
+      map.resize(size_t(out_shape[size_t(d)]));
+      for (size_t o = 0; o < map.size(); ++o) map[o] = source_index(__int128(o) - pads[size_t(d)], x.dim(d));
+    }
     ONYX_ASSIGN_OR_RETURN(Tensor fill, fill_value(ctx, x.dtype()));
     if (rank == 0) {
       copy_elements(x, 0, *y, 0, 1);
@@ -119,16 +120,16 @@ class PadKernel final : public Kernel {
   }
 
   // The source index for position i (may be outside [0, n)) of a dim of size n > 0 or -1.
-  int64_t source_index(int64_t i, int64_t n) const {
-    if (i >= 0 && i < n) return i;
+  int64_t source_index(__int128 i, int64_t n) const {
+    if (i >= 0 && i < n) return int64_t(i);
     switch (mode_) {
       case PadMode::kConstant: return -1;
-      case PadMode::kEdge: return std::clamp<int64_t>(i, 0, n - 1);
-      case PadMode::kWrap: return ((i % n) + n) % n;
+      case PadMode::kEdge: return i < 0 ? 0 : n - 1;
+      case PadMode::kWrap: return int64_t(((i % n) + n) % n);
       case PadMode::kReflect: {
         if (n == 1) return 0;
         const int64_t period = 2 * (n - 1);
-        const int64_t m = ((i % period) + period) % period;
+        const int64_t m = int64_t(((i % period) + period) % period);
         return m < n ? m : period - m;
       }
     }

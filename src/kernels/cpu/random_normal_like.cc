@@ -20,7 +20,8 @@ class RandomNormalLikeKernel final : public Kernel {
     if (!x.defined()) return invalid_argument("RandomNormalLike needs a tensor input");
     const DataType dtype = dtype_ == DataType::kUndefined ? x.dtype() : dtype_;
     if (!is_float_type(dtype))
-      return invalid_argument("RandomNormalLike without dtype needs a floating-point input, got ", data_type_name(dtype));
+      return invalid_argument("RandomNormalLike without dtype needs a floating-point input, got ",
+                              data_type_name(dtype));
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, dtype, x.shape()));
     return random::fill(*y, seed_, random::Distribution::kNormal, mean_, scale_);
   }

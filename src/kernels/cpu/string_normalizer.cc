@@ -143,7 +143,8 @@ class StringNormalizerKernel final : public Kernel {
     }
     if (kept.empty()) kept.emplace_back();
     const int64_t count = int64_t(kept.size());
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, DataType::kString, x.rank() == 1 ? Shape{count} : Shape{1, count}));
+    const Shape shape = x.rank() == 1 ? Shape{count} : Shape{1, count};
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, DataType::kString, shape));
     std::string* out = y->data<std::string>();
     for (int64_t i = 0; i < count; ++i) out[i] = std::move(kept[size_t(i)]);
     return Status::Ok();

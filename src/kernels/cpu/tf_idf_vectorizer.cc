@@ -42,7 +42,8 @@ class TfIdfVectorizerKernel final : public Kernel {
     strings_ = !strings.empty();
     if (strings_) {
       // Tokens become ids; equal strings share one.
-      for (const std::string& s : strings) pool.push_back(string_ids_.emplace(s, int64_t(string_ids_.size())).first->second);
+      for (const std::string& s : strings)
+        pool.push_back(string_ids_.emplace(s, int64_t(string_ids_.size())).first->second);
     }
     if (!weights_.empty() && weights_.size() != indexes_.size())
       return invalid_model("weights has ", weights_.size(), " entries, ngram_indexes ", indexes_.size());
@@ -60,7 +61,8 @@ class TfIdfVectorizerKernel final : public Kernel {
       for (int64_t start = begin; start < end; start += n, ++ordinal) {
         int64_t node = 0;
         for (int64_t k = 0; k < n; ++k) {
-          auto [it, inserted] = children_.emplace(std::make_pair(node, pool[size_t(start + k)]), int64_t(node_ordinal_.size()));
+          const std::pair<int64_t, int64_t> edge(node, pool[size_t(start + k)]);
+          auto [it, inserted] = children_.emplace(edge, int64_t(node_ordinal_.size()));
           if (inserted) node_ordinal_.push_back(-1);
           node = it->second;
         }

@@ -1,0 +1,89 @@
+#include "core/allocator.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <new>
+
+#include "core/tensor.h"
+
+namespace onyx {
+
+CpuAllocator& CpuAllocator::instance() {
+  static CpuAllocator* a = new CpuAllocator();
+  return *a;
+}
+
+std::shared_ptr<Buffer> CpuAllocator::allocate(size_t bytes, DataType dtype) { return Buffer::allocate(bytes, dtype); }
+
+namespace {
+// Size classes: multiples of 64 bytes up to 4 KiB, then powers of two.
+size_t size_class(size_t bytes) {
+  if (bytes <= 4096) return (bytes + 63) / 64 * 64;
+  size_t c = 4096;
+  while (c < bytes) c *= 2;
+  return c;
+}
+}  // namespace
+
+struct Arena::State {
+  std::mutex mu;
+  bool closed = false;
+  std::map<size_t, std::vector<void*>> free_blocks;  // by size class
+  Stats stats;
+
+  void release(void* p, size_t cls) {
+    std::lock_guard<std::mutex> lock(mu);
+    stats.bytes_in_use -= cls;
+    if (closed) {
+      std::free(p);
+    } else {
+      free_blocks[cls].push_back(p);
+    }
+  }
+  void free_all() {
+    for (auto& [cls, blocks] : free_blocks)
+      for (void* p : blocks) std::free(p);
+    free_blocks.clear();
+  }
+};
+
+Arena::Arena() : state_(std::make_shared<State>()) {}
+Arena::~Arena() { close(); }
+
+std::shared_ptr<Buffer> Arena::allocate(size_t bytes, DataType dtype) {
+  if (dtype == DataType::kString) return Buffer::allocate(bytes, dtype);
+  const size_t cls = size_class(bytes ? bytes : 1);
+  void* p = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    auto it = state_->free_blocks.find(cls);
+    if (it != state_->free_blocks.end() && !it->second.empty()) {
+      p = it->second.back();
+      it->second.pop_back();
+      ++state_->stats.reused_blocks;
+    }
+    state_->stats.bytes_in_use += cls;
+    state_->stats.peak_bytes_in_use = std::max(state_->stats.peak_bytes_in_use, state_->stats.bytes_in_use);
+    if (!p) state_->stats.bytes_from_system += cls;
+  }
+  if (!p) {
+    p = std::aligned_alloc(64, cls);
+    if (!p) throw std::bad_alloc();
+  }
+  std::memset(p, 0, bytes);
+  std::shared_ptr<State> state = state_;
+  return std::make_shared<Buffer>(p, bytes, std::shared_ptr<void>(p, [state, cls](void* q) { state->release(q, cls); }));
+}
+
+void Arena::close() {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->closed = true;
+  state_->free_all();
+}
+
+Arena::Stats Arena::stats() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->stats;
+}
+
+}  // namespace onyx

@@ -1,0 +1,65 @@
+// Devices and allocators.
+//
+// Arena: the memory of one run. Intermediate tensors are allocated from it; when a tensor's
+// last reference goes (its value's last reader ran), its block returns to the arena and the
+// next allocation of that size class takes it again, so a run's intermediates share memory.
+// close() hands the cached blocks back to the system at the end of the run; blocks still held
+// (outputs returned to the caller) are freed normally when they die.
+#pragma once
+#include <cstddef>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "core/data_type.h"
+
+namespace onyx {
+
+class Buffer;
+
+struct Device {
+  enum class Type { kCpu, kCuda };
+  Type type = Type::kCpu;
+  int index = 0;
+  std::string to_string() const { return type == Type::kCpu ? "cpu" : "cuda:" + std::to_string(index); }
+};
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  // A zero-filled block of `bytes` for elements of `dtype` (strings are constructed).
+  virtual std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype) = 0;
+  virtual Device device() const { return Device{}; }
+};
+
+// Plain aligned heap memory.
+class CpuAllocator final : public Allocator {
+ public:
+  static CpuAllocator& instance();
+  std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype) override;
+};
+
+class Arena final : public Allocator {
+ public:
+  Arena();
+  ~Arena() override;
+  std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype) override;
+  // Frees the cached blocks; later releases go straight to the system.
+  void close();
+
+  struct Stats {
+    size_t bytes_in_use = 0;       // held by live tensors now
+    size_t peak_bytes_in_use = 0;  // the most held at once
+    size_t bytes_from_system = 0;  // obtained from the system over the arena's life
+    size_t reused_blocks = 0;      // allocations served from a released block
+  };
+  Stats stats() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace onyx

@@ -1,0 +1,61 @@
+// QuantizeLinear: y = saturate(round_half_even(x / y_scale) + y_zero_point), per tensor or
+// (opset 13+) per slice along `axis`. The output type is y_zero_point's (uint8 when absent).
+// Block quantisation (block_size) and the float8 / 4-bit types are not implemented.
+#include <cmath>
+#include <vector>
+
+#include "kernels/dispatch.h"
+#include "kernels/kernel.h"
+#include "kernels/quantize.h"
+
+namespace onyx {
+namespace {
+
+class QuantizeLinearKernel final : public Kernel {
+ public:
+  Status prepare(const KernelInfo& info) override {
+    opset_ = info.opset();
+    axis_ = info.attr_int("axis", 1);
+    if (info.attr_int("block_size", 0) != 0) return not_implemented("blocked quantization (block_size)");
+    if (info.attr_int("saturate", 1) != 1) return not_implemented("saturate = 0 (float8 outputs)");
+    return Status::Ok();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const Tensor& x = ctx.input(0);
+    const Tensor& scale = ctx.input(1);
+    const bool has_zp = ctx.has_input(2);
+    const Tensor& zp = ctx.input(2);
+    ONYX_ASSIGN_OR_RETURN(QuantAxis q, resolve_quant_axis(x.shape(), scale, has_zp ? &zp : nullptr, axis_, opset_));
+    if (!is_float_type(scale.dtype()))
+      return invalid_argument("y_scale must be a float tensor, got ", scale.describe());
+    const DataType out_type = has_zp ? zp.dtype() : DataType::kUInt8;
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, out_type, x.shape()));
+    std::vector<float> scales(size_t(q.count)), zero_points(size_t(q.count), 0.0f);
+    for (int64_t p = 0; p < q.count; ++p) {
+      scales[size_t(p)] = float(scale.get_double(p));
+      if (has_zp) zero_points[size_t(p)] = float(zp.get_double(p));
+    }
+    return dispatch<uint8_t, int8_t, uint16_t, int16_t>(out_type, [&]<typename Q>() -> Status {
+      return dispatch<ONYX_FLOAT_TYPES, int32_t>(x.dtype(), [&]<typename T>() -> Status {
+        const T* in = x.data<T>();
+        Q* out = y->data<Q>();
+        for (int64_t i = 0; i < x.numel(); ++i) {
+          const size_t p = size_t(q.index(i));
+          out[i] =
+              saturate_round<Q>(std::nearbyint(float(static_cast<compute_t<T>>(in[i])) / scales[p]) + zero_points[p]);
+        }
+        return Status::Ok();
+      });
+    });
+  }
+
+ private:
+  int64_t opset_ = 13, axis_ = 1;
+};
+
+}  // namespace
+
+ONYX_REGISTER_KERNEL("", "QuantizeLinear", 10, kLatestOpset, QuantizeLinearKernel);
+
+}  // namespace onyx

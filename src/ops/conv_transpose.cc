@@ -1,0 +1,56 @@
+// ConvTranspose: X (N, C, D...), W (C, M/group, k...) -> Y (N, M, O...) of X's type, with
+// O = output_shape (its last n values) when given, D * stride for SAME_UPPER / SAME_LOWER, and
+// stride * (D - 1) + output_padding + dilated kernel - pads otherwise (as the kernel computes).
+#include "ops/conv_pool_shape.h"
+
+namespace onyx::ops {
+namespace {
+
+std::optional<int64_t> transpose_out_dim(const WindowParams& p, const std::vector<int64_t>& output_padding,
+                                         const std::vector<int64_t>& output_shape, size_t d, size_t r,
+                                         std::optional<int64_t> in, std::optional<int64_t> kernel) {
+  if (!output_shape.empty()) {
+    if (output_shape.size() != r && output_shape.size() != r + 2) return std::nullopt;
+    return output_shape[output_shape.size() - r + d];
+  }
+  if (!in || !kernel) return std::nullopt;
+  const int64_t s = p.strides.size() == r ? p.strides[d] : 1;
+  if (!p.strides.empty() && p.strides.size() != r) return std::nullopt;
+  if (p.auto_pad == "SAME_UPPER" || p.auto_pad == "SAME_LOWER") return *in * s;
+  const int64_t dil = p.dilations.size() == r ? p.dilations[d] : 1;
+  const int64_t op = output_padding.size() == r ? output_padding[d] : 0;
+  int64_t pads = 0;
+  if (p.auto_pad == "NOTSET" && p.pads.size() == 2 * r) pads = p.pads[d] + p.pads[d + r];
+  const int64_t out = s * std::max<int64_t>(*in - 1, 0) + op + (*kernel - 1) * dil + 1 - pads;
+  return out >= 0 ? std::optional(out) : std::nullopt;
+}
+
+Status infer_conv_transpose(InferenceContext& ctx) {
+  const DataType elem = ctx.input_elem_type(0);
+  const SymbolicShape x = ctx.input_shape(0), w = ctx.input_shape(1);
+  const WindowParams p = read_window_params(ctx);
+  const int64_t r = spatial_rank(x, w, p);
+  if (r < 0) {
+    ctx.set_output(0, elem, {});
+    return Status::Ok();
+  }
+  const std::vector<int64_t> output_padding = ctx.attr_ints("output_padding");
+  const std::vector<int64_t> output_shape = ctx.attr_ints("output_shape");
+  SymbolicShape out = unknown_dims(r + 2);
+  if (x.has_rank) out.dims[0] = x.dims[0];
+  const int64_t group = ctx.attr_int("group", 1);
+  if (w.has_rank && w.dims.size() >= 2 && w.dims[1].value && group >= 1) out.dims[1].value = *w.dims[1].value * group;
+  for (size_t d = 0; d < size_t(r); ++d) {
+    std::optional<int64_t> in, k;
+    if (x.has_rank) in = x.dims[d + 2].value;
+    if (w.has_rank && w.dims.size() == size_t(r) + 2) k = w.dims[d + 2].value;
+    else if (p.kernel_shape.size() == size_t(r)) k = p.kernel_shape[d];
+    out.dims[d + 2].value = transpose_out_dim(p, output_padding, output_shape, d, size_t(r), in, k);
+  }
+  ctx.set_output(0, elem, std::move(out));
+  return Status::Ok();
+}
+
+}  // namespace
+ONYX_REGISTER_OP_RULE("", "ConvTranspose", 1, 1000, infer_conv_transpose);
+}  // namespace onyx::ops

@@ -1,0 +1,6 @@
+// CumSum: input 0's type and shape.
+#include "ops/op_rule.h"
+
+namespace onyx::ops {
+ONYX_REGISTER_OP_RULE("", "CumSum", 1, 1000, infer_same_as_input0);
+}  // namespace onyx::ops

@@ -1,0 +1,15 @@
+// DequantizeLinear: y has x's shape and x_scale's element type (float32 before opset 19,
+// where x_scale can only be float32).
+#include "ops/op_rule.h"
+
+namespace onyx::ops {
+namespace {
+Status infer_dequantize_linear(InferenceContext& ctx) {
+  DataType elem = ctx.input_elem_type(1);
+  if (elem == DataType::kUndefined && ctx.opset() < 19) elem = DataType::kFloat;
+  ctx.set_output(0, elem, ctx.input_shape(0));
+  return Status::Ok();
+}
+}  // namespace
+ONYX_REGISTER_OP_RULE("", "DequantizeLinear", 10, 1000, infer_dequantize_linear);
+}  // namespace onyx::ops

@@ -1,0 +1,6 @@
+// InstanceNormalization: same type and shape as X (N, C, D1..Dn).
+#include "ops/op_rule.h"
+
+namespace onyx::ops {
+ONYX_REGISTER_OP_RULE("", "InstanceNormalization", 1, 1000, infer_same_as_input0);
+}  // namespace onyx::ops

@@ -1,0 +1,13 @@
+// IsNaN: bool, the shape of its input.
+#include "ops/op_rule.h"
+
+namespace onyx::ops {
+namespace {
+Status infer(InferenceContext& ctx) {
+  ctx.set_output(0, DataType::kBool, ctx.input_shape(0));
+  return Status::Ok();
+}
+}  // namespace
+
+ONYX_REGISTER_OP_RULE("", "IsNaN", 1, 1000, infer);
+}  // namespace onyx::ops

@@ -1,0 +1,6 @@
+// LessOrEqual: bool, the broadcast of A and B (before opset 7 with 'broadcast': A's shape).
+#include "ops/op_rule.h"
+
+namespace onyx::ops {
+ONYX_REGISTER_OP_RULE("", "LessOrEqual", 1, 1000, infer_broadcast_bool);
+}  // namespace onyx::ops

@@ -1,0 +1,6 @@
+// ReduceLogSum: see infer_reduce (reduce_shape.h); axes is an input from opset 18.
+#include "ops/reduce_shape.h"
+
+namespace onyx::ops {
+ONYX_REGISTER_OP_RULE("", "ReduceLogSum", 1, 1000, [](InferenceContext& ctx) { return infer_reduce(ctx, 18); });
+}  // namespace onyx::ops

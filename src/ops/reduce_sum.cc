@@ -1,0 +1,6 @@
+// ReduceSum: see infer_reduce (reduce_shape.h); axes is an input from opset 13.
+#include "ops/reduce_shape.h"
+
+namespace onyx::ops {
+ONYX_REGISTER_OP_RULE("", "ReduceSum", 1, 1000, [](InferenceContext& ctx) { return infer_reduce(ctx, 13); });
+}  // namespace onyx::ops

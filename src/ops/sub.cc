@@ -1,0 +1,6 @@
+// Sub: the type of A, the broadcast of A and B (before opset 7 with 'broadcast': A's shape).
+#include "ops/op_rule.h"
+
+namespace onyx::ops {
+ONYX_REGISTER_OP_RULE("", "Sub", 1, 1000, infer_broadcast);
+}  // namespace onyx::ops

@@ -1,0 +1,34 @@
+// The kernel census: every kernel file registered itself (none dropped by the linker), and no
+// two kernels claim the same (provider, domain, op) at overlapping opsets.
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "kernels/kernel.h"
+
+namespace onyx {
+namespace {
+
+TEST(KernelCensus, EveryOpOfTheBackendSuiteIsRegistered) {
+  std::set<std::string> ops;
+  for (const KernelDef& def : KernelRegistry::global().all()) ops.insert(def.domain + ":" + def.op);
+  // 174 ops appear in the ONNX 1.12 backend suite; Gradient (training domain) is not run.
+  EXPECT_GE(ops.size(), 170u);
+  for (const char* op : {":Conv", ":Loop", ":If", ":Scan", ":Resize", ":LSTM", ":SequenceMap", ":StringNormalizer",
+                         "ai.onnx.preview.training:Adam", ":Einsum", ":QLinearConv"})
+    EXPECT_TRUE(ops.count(op)) << op << " has no kernel";
+}
+
+TEST(KernelCensus, NoOverlappingRegistrations) {
+  const auto& defs = KernelRegistry::global().all();
+  for (size_t i = 0; i < defs.size(); ++i)
+    for (size_t j = i + 1; j < defs.size(); ++j) {
+      const KernelDef &a = defs[i], &b = defs[j];
+      if (a.provider == b.provider && a.domain == b.domain && a.op == b.op)
+        EXPECT_TRUE(a.until_opset < b.since_opset || b.until_opset < a.since_opset)
+            << a.op << " is registered twice for overlapping opsets";
+    }
+}
+
+}  // namespace
+}  // namespace onyx
