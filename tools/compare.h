@@ -11,6 +11,7 @@ namespace onyx::cli {
 struct Tolerance {
   double rtol = 1e-3;
   double atol = 1e-5;
+  bool shapes_only = false;  // compare kinds, dtypes and shapes, not values (random ops)
 };
 
 // Empty when equal, else a one-line description of the first differences.

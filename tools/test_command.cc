@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <string>
 #include <vector>
@@ -80,12 +81,21 @@ int test_command(const std::vector<std::string>& args) {
   Tolerance tol;
   std::vector<std::string> dirs;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--rtol" && i + 1 < args.size()) tol.rtol = std::stod(args[++i]);
-    else if (args[i] == "--atol" && i + 1 < args.size()) tol.atol = std::stod(args[++i]);
+    if ((args[i] == "--rtol" || args[i] == "--atol") && i + 1 < args.size()) {
+      char* end = nullptr;
+      const double v = std::strtod(args[i + 1].c_str(), &end);
+      if (end == args[i + 1].c_str() || *end || !(v >= 0)) {
+        std::fprintf(stderr, "onyx test: %s needs a non-negative number, got '%s'\n", args[i].c_str(), args[i + 1].c_str());
+        return 2;
+      }
+      (args[i] == "--rtol" ? tol.rtol : tol.atol) = v;
+      ++i;
+    }
+    else if (args[i] == "--shapes-only") tol.shapes_only = true;
     else dirs.push_back(args[i]);
   }
   if (dirs.empty()) {
-    std::fprintf(stderr, "usage: onyx test [--rtol R] [--atol A] CASE_DIR...\n");
+    std::fprintf(stderr, "usage: onyx test [--rtol R] [--atol A] [--shapes-only] CASE_DIR...\n");
     return 2;
   }
   int passed = 0, failed = 0;
