@@ -50,7 +50,7 @@ Result<WindowGeometry> resolve_window(const WindowAttrs& attrs, const Shape& in,
 
 // Column buffers of im2col / col2im are kept to about this many elements by working on a
 // range of output rows at a time.
-inline constexpr int64_t kColumnBudget = int64_t(1) << 6;
+inline constexpr int64_t kColumnBudget = int64_t(1) << 22;
 
 // How many output rows of g fit a column buffer of kColumnBudget elements with `rows` rows
 // (at least one).

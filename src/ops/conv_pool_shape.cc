@@ -75,8 +75,8 @@ Status infer_conv_like(InferenceContext& ctx, int x_index, int w_index, DataType
   for (size_t d = 0; d < size_t(r); ++d) {
     std::optional<int64_t> in, k;
     if (x.has_rank) in = x.dims[d + 2].value;
-    if (!p.kernel_shape.empty()) k = p.kernel_shape.size() == size_t(r) ? std::optional(p.kernel_shape[d]) : std::nullopt;
-    else if (w.has_rank && w.dims.size() == size_t(r) + 2) k = w.dims[d + 2].value;
+    if (p.kernel_shape.size() == size_t(r)) k = p.kernel_shape[d];
+    else if (p.kernel_shape.empty() && w.has_rank && w.dims.size() == size_t(r) + 2) k = w.dims[d + 2].value;
     out.dims[d + 2].value = forward_out_dim(p, d, size_t(r), in, k);
   }
   ctx.set_output(0, elem, std::move(out));

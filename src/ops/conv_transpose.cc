@@ -13,9 +13,8 @@ std::optional<int64_t> transpose_out_dim(const WindowParams& p, const std::vecto
     if (output_shape.size() != r && output_shape.size() != r + 2) return std::nullopt;
     return output_shape[output_shape.size() - r + d];
   }
-  if (!in || !kernel) return std::nullopt;
-  const int64_t s = p.strides.size() == r ? p.strides[d] : 1;
-  if (!p.strides.empty() && p.strides.size() != r) return std::nullopt;
+  if (!in || !kernel || (!p.strides.empty() && p.strides.size() != r)) return std::nullopt;
+  const int64_t s = p.strides.empty() ? 1 : p.strides[d];
   if (p.auto_pad == "SAME_UPPER" || p.auto_pad == "SAME_LOWER") return *in * s;
   const int64_t dil = p.dilations.size() == r ? p.dilations[d] : 1;
   const int64_t op = output_padding.size() == r ? output_padding[d] : 0;

@@ -10,7 +10,13 @@ namespace {
 std::optional<std::vector<int64_t>> known_axes(InferenceContext& ctx, int axes_input_since) {
   if (ctx.opset() >= axes_input_since && ctx.has_input(1)) {
     const Tensor* axes = ctx.constant_input(1);
-    if (!axes || !is_integer_type(axes->dtype()) || axes->rank() > 1) return std::nullopt;
+    if (!axes) {
+      // An axes input of static shape [0] is empty whatever its value.
+      const SymbolicShape s = ctx.input_shape(1);
+      if (s.has_rank && s.dims.size() == 1 && s.dims[0].value == 0) return std::vector<int64_t>{};
+      return std::nullopt;
+    }
+    if (!is_integer_type(axes->dtype()) || axes->rank() > 1) return std::nullopt;
     return axes->to_int64_vector();
   }
   return ctx.attr_ints("axes");

@@ -35,7 +35,8 @@ Status infer_slice(InferenceContext& ctx) {
     return Status::Ok();
   }
   const int64_t rank = int64_t(in.dims.size());
-  std::optional<std::vector<int64_t>> starts, ends, axes, steps;
+  std::optional<std::vector<int64_t>> starts, ends, axes, steps;  // steps: nullopt means all 1
+  bool steps_known = true;
   if (ctx.opset() < 10) {
     if (ctx.has_attr("starts")) starts = ctx.attr_ints("starts");
     if (ctx.has_attr("ends")) ends = ctx.attr_ints("ends");
@@ -52,7 +53,7 @@ Status infer_slice(InferenceContext& ctx) {
     }
     if (ctx.has_input(4)) {
       steps = constant_ints(ctx, 4);
-      if (!steps) steps = std::vector<int64_t>();  // marks "given but unknown"
+      steps_known = steps.has_value();
     }
   }
   // Without axes they are 0..n-1, n the number of starts (or ends, or steps) when known.
@@ -70,7 +71,7 @@ Status infer_slice(InferenceContext& ctx) {
   }
   if (!normalize_axes(*axes, rank)) return invalid_model("Slice: axes out of range or repeated for rank ", rank);
   const size_t n = axes->size();
-  const bool values_known = starts && ends && (!steps || !steps->empty());
+  const bool values_known = starts && ends && steps_known;
   if (values_known && (starts->size() != n || ends->size() != n || (steps && steps->size() != n)))
     return invalid_model("Slice: starts, ends, axes and steps must have the same length");
 

@@ -17,8 +17,8 @@ Status infer_upsample(InferenceContext& ctx) {
   std::vector<double> scales;
   bool known = true;
   if (ctx.opset() < 9) {
-    for (float s : ctx.node().attribute("scales") ? ctx.node().attribute("scales")->floats : std::vector<float>{})
-      scales.push_back(double(s));
+    if (const ir::Attribute* a = ctx.node().attribute("scales"))
+      for (float s : a->floats) scales.push_back(double(s));
   } else if (const Tensor* t = ctx.constant_input(1)) {
     for (int64_t i = 0; i < t->numel(); ++i) scales.push_back(t->get_double(i));
   } else {

@@ -1,5 +1,6 @@
 #include "session/session.h"
 
+#include "core/logging.h"
 #include "onnx/loader.h"
 #include "ops/infer_graph.h"
 #include "session/graph_plan.h"
@@ -26,8 +27,12 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
   s->options_ = options;
   s->model_ = std::move(model);
   s->types_ = std::make_unique<ops::GraphTypes>(ops::infer_graph_types(s->model_->graph, s->model_->opsets));
+  for (const auto& w : s->types_->warnings) log_message(LogLevel::kWarning, options.log_level, "static inference: " + w);
   ONYX_ASSIGN_OR_RETURN(s->plan_, GraphPlan::build(s->model_->graph, s->model_->opsets, nullptr,
                                                    options.verify_shapes ? &s->types_->inferred : nullptr));
+  log_message(LogLevel::kInfo, options.log_level,
+              "planned " + std::to_string(s->model_->graph.nodes.size()) + " nodes on CPU (IR " +
+                  std::to_string(s->model_->ir_version) + ", producer '" + s->model_->producer_name + "')");
   return s;
 }
 

@@ -15,11 +15,14 @@ namespace ops { struct GraphTypes; }
 
 struct SessionOptions {
   enum class ExecutionMode { kSequential, kParallel };
+  // Accepted for ONNX Runtime compatibility; no graph passes exist yet, so every level runs
+  // the graph as loaded.
   int graph_optimization_level = 99;  // 0 disable, 1 basic, 2 extended, 99 all
+  // Accepted; kernels run on the calling thread until the intra-op pool lands.
   int intra_op_threads = 0;           // 0: one per core
   int inter_op_threads = 0;
-  ExecutionMode execution_mode = ExecutionMode::kSequential;
-  int log_level = 2;                  // 0 verbose .. 4 fatal
+  ExecutionMode execution_mode = ExecutionMode::kSequential;  // nodes run in plan order either way
+  int log_level = 2;                  // messages at this severity or above print: 0 verbose .. 4 fatal
   // Check every node output against the static type rules at run (a test aid; costs time).
   bool verify_shapes = false;
 };

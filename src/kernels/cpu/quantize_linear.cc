@@ -1,5 +1,6 @@
 // QuantizeLinear: y = saturate(round_half_even(x / y_scale) + y_zero_point), per tensor or
-// (opset 13+) per slice along `axis`. The output type is y_zero_point's (uint8 when absent).
+// (opset 13+) per slice along `axis`. The output type is y_zero_point's, else the output_dtype
+// attribute's (opset 21), else uint8. The 'saturate' attribute only concerns float8 outputs.
 // Block quantisation (block_size) and the float8 / 4-bit types are not implemented.
 #include <cmath>
 #include <vector>
@@ -17,7 +18,9 @@ class QuantizeLinearKernel final : public Kernel {
     opset_ = info.opset();
     axis_ = info.attr_int("axis", 1);
     if (info.attr_int("block_size", 0) != 0) return not_implemented("blocked quantization (block_size)");
-    if (info.attr_int("saturate", 1) != 1) return not_implemented("saturate = 0 (float8 outputs)");
+    output_dtype_ = info.attr_int("output_dtype", 0);
+    if (output_dtype_ != 0 && !is_valid_data_type(int(output_dtype_)))
+      return invalid_model("output_dtype ", output_dtype_, " is not a data type");
     return Status::Ok();
   }
 
@@ -29,7 +32,13 @@ class QuantizeLinearKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(QuantAxis q, resolve_quant_axis(x.shape(), scale, has_zp ? &zp : nullptr, axis_, opset_));
     if (!is_float_type(scale.dtype()))
       return invalid_argument("y_scale must be a float tensor, got ", scale.describe());
-    const DataType out_type = has_zp ? zp.dtype() : DataType::kUInt8;
+    DataType out_type = has_zp ? zp.dtype() : DataType::kUInt8;
+    if (output_dtype_ != 0) {
+      if (has_zp && DataType(output_dtype_) != zp.dtype())
+        return invalid_argument("output_dtype ", data_type_name(DataType(output_dtype_)), " differs from y_zero_point ",
+                                zp.describe());
+      out_type = DataType(output_dtype_);
+    }
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, out_type, x.shape()));
     std::vector<float> scales(size_t(q.count)), zero_points(size_t(q.count), 0.0f);
     for (int64_t p = 0; p < q.count; ++p) {
@@ -51,7 +60,7 @@ class QuantizeLinearKernel final : public Kernel {
   }
 
  private:
-  int64_t opset_ = 13, axis_ = 1;
+  int64_t opset_ = 13, axis_ = 1, output_dtype_ = 0;
 };
 
 }  // namespace
