@@ -1,5 +1,6 @@
 #include "onnx/tensor_proto.h"
 
+#include <charconv>
 #include <filesystem>
 
 namespace onyx::onnx_format {
@@ -114,12 +115,15 @@ Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* ext
     std::string location;
     int64_t offset = 0, length = -1;
     for (const auto& kv : p.external_data()) {
-      try {
-        if (kv.key() == "location") location = kv.value();
-        else if (kv.key() == "offset") offset = std::stoll(kv.value());
-        else if (kv.key() == "length") length = std::stoll(kv.value());
-      } catch (...) {
-        return invalid_model("tensor '", p.name(), "': bad external data ", kv.key(), " '", kv.value(), "'");
+      if (kv.key() == "location") {
+        location = kv.value();
+      } else if (kv.key() == "offset" || kv.key() == "length") {
+        int64_t v = 0;
+        const char* end = kv.value().data() + kv.value().size();
+        auto [ptr, ec] = std::from_chars(kv.value().data(), end, v);
+        if (ec != std::errc() || ptr != end || kv.value().empty())
+          return invalid_model("tensor '", p.name(), "': external data ", kv.key(), " '", kv.value(), "' is not an integer");
+        (kv.key() == "offset" ? offset : length) = v;
       }
     }
     ONYX_ASSIGN_OR_RETURN(auto buffer, external->read(location, offset, length));

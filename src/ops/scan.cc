@@ -4,7 +4,8 @@
 // stacked along its scan_output_axes entry, that dim being the scan length L (the first scan
 // input's dim along its scan_input_axes entry).
 // Opset 8: inputs (sequence_lens?, init..., scan...), all batched on axis 0: states are
-// [B, ...body state], scan outputs [B, L, ...body output] with L left unknown.
+// [B, ...body state], scan outputs [B, L, ...body output] (zero-padded past each batch's
+// sequence_lens), L being the scan inputs' dim 1.
 #include "ops/control_flow_shape.h"
 #include "ops/op_rule.h"
 
@@ -27,7 +28,10 @@ Status infer_scan(InferenceContext& ctx) {
   Dim batch, len;
   const SymbolicShape scan0 = ctx.input_shape(first + int(n));
   if (legacy) {
-    if (scan0.has_rank && !scan0.dims.empty()) batch = scan0.dims[0];
+    if (scan0.has_rank && scan0.dims.size() >= 2) {
+      batch = scan0.dims[0];
+      len = scan0.dims[1];
+    }
   } else {
     const std::vector<int64_t> in_axes = ctx.attr_ints("scan_input_axes");
     int64_t axis = in_axes.empty() ? 0 : in_axes[0];
@@ -46,7 +50,7 @@ Status infer_scan(InferenceContext& ctx) {
       continue;
     }
     if (legacy) {
-      ctx.set_output_type(i, with_leading(with_leading(body, Dim{}), batch));
+      ctx.set_output_type(i, with_leading(with_leading(body, len), batch));
       continue;
     }
     const size_t k = size_t(i - n);

@@ -1,0 +1,211 @@
+// Hand-made hostile models, each attacking one assumption of the loader or the planner.
+// Each must give a clear error (or a correct, bounded run), never a crash.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+#include "model_builder.h"
+#include "session/session.h"
+
+namespace onyx {
+namespace {
+
+using testing::ModelBuilder;
+namespace fs = std::filesystem;
+
+Status load_status(const ModelBuilder& b, const std::string& dir = "") {
+  const std::string bytes = b.bytes();
+  auto s = Session::load_bytes(bytes.data(), bytes.size(), {}, dir);
+  return s.ok() ? Status::Ok() : s.status();
+}
+
+void expect_error_with(const Status& s, const std::string& needle) {
+  ASSERT_FALSE(s.ok()) << "expected an error mentioning '" << needle << "'";
+  EXPECT_NE(s.to_string().find(needle), std::string::npos) << s.to_string();
+}
+
+ModelBuilder identity_model() {
+  ModelBuilder b;
+  b.input("x", {2}).output("y", {2});
+  b.node("Identity", {"x"}, {"y"});
+  return b;
+}
+
+TEST(HostileModel, AbsurdInitializerDims) {
+  ModelBuilder b = identity_model();
+  auto* t = b.graph->add_initializer();
+  t->set_name("huge");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(int64_t(1) << 31);
+  t->add_dims(int64_t(1) << 31);  // 2^62 elements, no data
+  expect_error_with(load_status(b), "'huge'");
+}
+
+TEST(HostileModel, OverflowingDims) {
+  ModelBuilder b = identity_model();
+  auto* t = b.graph->add_initializer();
+  t->set_name("overflow");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  for (int i = 0; i < 4; ++i) t->add_dims(int64_t(1) << 40);
+  expect_error_with(load_status(b), "'overflow'");
+}
+
+TEST(HostileModel, NegativeDims) {
+  ModelBuilder b = identity_model();
+  auto* t = b.graph->add_initializer();
+  t->set_name("neg");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(-3);
+  expect_error_with(load_status(b), "negative");
+}
+
+TEST(HostileModel, RawDataShorterThanDims) {
+  ModelBuilder b = identity_model();
+  auto* t = b.graph->add_initializer();
+  t->set_name("short");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(100);
+  t->set_raw_data(std::string(12, '\0'));
+  expect_error_with(load_status(b), "raw_data holds 12");
+}
+
+TEST(HostileModel, UnknownDataType) {
+  ModelBuilder b = identity_model();
+  auto* t = b.graph->add_initializer();
+  t->set_name("weird");
+  t->set_data_type(99);
+  expect_error_with(load_status(b), "unknown data type 99");
+}
+
+TEST(HostileModel, DeeplyNestedSubgraphs) {
+  // If inside If inside If ... 100 levels.
+  ModelBuilder b;
+  b.input("c", {}, onnx::TensorProto::BOOL).output("y", {1});
+  onnx::GraphProto* g = b.graph;
+  std::string cond = "c";
+  for (int depth = 0; depth < 100; ++depth) {
+    auto* n = g->add_node();
+    n->set_op_type("If");
+    n->add_input(cond);
+    n->add_output("y");
+    for (const char* branch : {"then_branch", "else_branch"}) {
+      auto* a = n->add_attribute();
+      a->set_name(branch);
+      a->set_type(onnx::AttributeProto::GRAPH);
+      a->mutable_g()->set_name(branch);
+      ModelBuilder::set_type(a->mutable_g()->add_output(), "y", onnx::TensorProto::FLOAT, {1});
+    }
+    g = n->mutable_attribute(0)->mutable_g();
+  }
+  // Protobuf's own recursion limit (100 messages deep) stops this before onyx's graph limit.
+  const Status s = load_status(b);
+  ASSERT_FALSE(s.ok());
+  EXPECT_TRUE(s.to_string().find("nested deeper") != std::string::npos ||
+              s.to_string().find("cannot parse model") != std::string::npos)
+      << s.to_string();
+}
+
+TEST(HostileModel, RecursiveFunction) {
+  ModelBuilder b;
+  auto* op = b.model.add_opset_import();
+  op->set_domain("local");
+  op->set_version(1);
+  b.input("x", {2}).output("y", {2});
+  auto* f = b.model.add_functions();
+  f->set_name("Forever");
+  f->set_domain("local");
+  f->add_input("a");
+  f->add_output("b");
+  auto* inner = f->add_node();
+  inner->set_op_type("Forever");
+  inner->set_domain("local");
+  inner->add_input("a");
+  inner->add_output("b");
+  b.node("Forever", {"x"}, {"y"})->set_domain("local");
+  expect_error_with(load_status(b), "nested deeper");
+}
+
+TEST(HostileModel, DuplicateProducers) {
+  ModelBuilder b;
+  b.input("x", {2}).output("y", {2});
+  b.node("Identity", {"x"}, {"y"}, "first");
+  b.node("Identity", {"x"}, {"y"}, "second");
+  expect_error_with(load_status(b), "produced by two nodes");
+}
+
+TEST(HostileModel, DuplicateGraphInputs) {
+  ModelBuilder b = identity_model();
+  b.input("x", {2});
+  expect_error_with(load_status(b), "listed twice");
+}
+
+TEST(HostileModel, NodeOverwritesInitializer) {
+  ModelBuilder b = identity_model();
+  b.initializer("w", {2}, {1, 2});
+  b.node("Identity", {"x"}, {"w"}, "clobber");
+  expect_error_with(load_status(b), "initializer");
+}
+
+TEST(HostileModel, HugeExternalOffset) {
+  const fs::path dir = fs::temp_directory_path() / ("onyx_hostile_" + std::to_string(::getpid()));
+  fs::create_directories(dir / "m");
+  std::ofstream(dir / "m" / "w.bin", std::ios::binary) << std::string(8, '\0');
+  std::ofstream(dir / "secret.bin", std::ios::binary) << std::string(8, '\0');
+  fs::create_symlink(dir / "secret.bin", dir / "m" / "link.bin");
+  auto model_with = [&](const std::string& location, const std::string& offset) {
+    ModelBuilder b = identity_model();
+    auto* t = b.graph->add_initializer();
+    t->set_name("w");
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    t->add_dims(2);
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    for (auto [k, v] : {std::pair<std::string, std::string>{"location", location}, {"offset", offset}, {"length", "8"}}) {
+      auto* e = t->add_external_data();
+      e->set_key(k);
+      e->set_value(v);
+    }
+    return b;
+  };
+  expect_error_with(load_status(model_with("w.bin", "9223372036854775000"), (dir / "m").string()), "past the end");
+  expect_error_with(load_status(model_with("w.bin", "-8"), (dir / "m").string()), "past the end");
+  expect_error_with(load_status(model_with("w.bin", "12abc"), (dir / "m").string()), "offset");
+  expect_error_with(load_status(model_with("link.bin", "0"), (dir / "m").string()), "escapes the model folder");
+  EXPECT_TRUE(load_status(model_with("w.bin", "0"), (dir / "m").string()).ok());
+  fs::remove_all(dir);
+}
+
+TEST(HostileModel, InitializerShadowingAnInputIsItsDefault) {
+  ModelBuilder b = identity_model();
+  b.initializer("x", {2}, {3, 4});
+  const std::string bytes = b.bytes();
+  auto s = Session::load_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto by_default = (*s)->run({});
+  ASSERT_TRUE(by_default.ok()) << by_default.status().to_string();
+  EXPECT_EQ((*by_default)[0].tensor().data<float>()[1], 4.f);
+  Tensor x(DataType::kFloat, {2});
+  x.data<float>()[1] = 9.f;
+  auto fed = (*s)->run({{"x", Value(x)}});
+  ASSERT_TRUE(fed.ok()) << fed.status().to_string();
+  EXPECT_EQ((*fed)[0].tensor().data<float>()[1], 9.f);
+}
+
+TEST(HostileModel, AbsurdShapeAtRunIsAnErrorNotAnAllocation) {
+  ModelBuilder b;
+  b.input("shape", {2}, onnx::TensorProto::INT64).output("y", {-1, -1});
+  b.node("ConstantOfShape", {"shape"}, {"y"});
+  const std::string bytes = b.bytes();
+  auto s = Session::load_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  Tensor shape(DataType::kInt64, {2});
+  shape.data<int64_t>()[0] = int64_t(1) << 31;
+  shape.data<int64_t>()[1] = int64_t(1) << 31;
+  auto r = (*s)->run({{"shape", Value(shape)}});
+  EXPECT_FALSE(r.ok());
+  shape.data<int64_t>()[0] = -1;
+  EXPECT_FALSE((*s)->run({{"shape", Value(shape)}}).ok());
+}
+
+}  // namespace
+}  // namespace onyx
