@@ -46,6 +46,8 @@ def run_case(onyx, case_id, timeout, shapes_only=False):
     if proc.returncode < 0:
         sig = signal.Signals(-proc.returncode).name
         return case_id, "CRASH", f"{sig}; stderr: {proc.stderr.strip()[-300:]}"
+    if proc.returncode not in (0, 1):  # e.g. a sanitizer's report (LeakSanitizer exits 23)
+        return case_id, "CRASH", f"exit {proc.returncode}; stderr: {proc.stderr.strip()[-600:]}"
     for line in proc.stdout.splitlines():
         if line.startswith("PASS "):
             return case_id, "PASS", f"{elapsed:.2f} s"
