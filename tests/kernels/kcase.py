@@ -97,6 +97,14 @@ class Writer:
         """A whole model; feeds/expected in graph input/output order."""
         self._write(self._dir("pass", name), m, feeds, expected)
 
+    def copy_case(self, name, m, input_files, output_files):
+        """A whole model whose test data already exist as .pb files (copied as they are)."""
+        d = self._dir("pass", name)
+        onnx.save(m, os.path.join(d, "model.onnx"))
+        for prefix, files in (("input", input_files), ("output", output_files)):
+            for k, src in enumerate(files):
+                shutil.copyfile(src, os.path.join(d, "test_data_set_0", f"{prefix}_{k}.pb"))
+
     def model_bad(self, name, m, feeds, error):
         d = self._dir("bad", name)
         self._write(d, m, feeds, [])
