@@ -1,6 +1,5 @@
 // Relu: y = max(x, 0), elementwise.
-#include "kernels/dispatch.h"
-#include "kernels/kernel.h"
+#include "kernels/unary.h"
 
 namespace onyx {
 namespace {
@@ -8,17 +7,7 @@ namespace {
 class ReluKernel final : public Kernel {
  public:
   Status compute(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), x.shape()));
-    return dispatch<ONYX_FLOAT_TYPES, ONYX_SIGNED_INT_TYPES>(x.dtype(), [&]<typename T>() -> Status {
-      const T* in = x.data<T>();
-      T* out = y->data<T>();
-      for (int64_t i = 0; i < x.numel(); ++i) {
-        const compute_t<T> v = static_cast<compute_t<T>>(in[i]);
-        out[i] = static_cast<T>(v > 0 ? v : compute_t<T>(0));
-      }
-      return Status::Ok();
-    });
+    return unary_map<ONYX_FLOAT_TYPES, ONYX_SIGNED_INT_TYPES>(ctx, [](auto x) { return x > 0 ? x : decltype(x)(0); });
   }
 };
 
