@@ -1,12 +1,16 @@
-// onyx info MODEL: what a model is, without running it.
+// onyx info MODEL [--free-dim NAME=VALUE]... [--free-dim-denotation DATA_BATCH=VALUE]...
+// What a model is, without running it; with free-dimension overrides applied (as a session
+// would apply them) before static inference.
 #include <cstdio>
 #include <map>
 #include <string>
 #include <vector>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "onnx/loader.h"
 #include "ops/infer_graph.h"
+#include "session/free_dims.h"
 
 namespace onyx::cli {
 namespace {
@@ -24,17 +28,45 @@ void count_ops(const ir::Graph& g, std::map<std::string, int>& histogram) {
 }  // namespace
 
 int info_command(const std::vector<std::string>& args) {
-  if (args.size() != 1) {
-    std::fprintf(stderr, "usage: onyx info MODEL\n");
+  std::string path;
+  SessionOptions options;
+  for (size_t i = 0; i < args.size(); ++i) {
+    std::string error;
+    if (is_free_dim_flag(args[i])) {
+      auto handled = i + 1 < args.size() ? parse_free_dim_flag(args[i], args[i + 1], options)
+                                         : Result<bool>(invalid_argument(args[i], " needs a value"));
+      ++i;
+      if (!handled.ok()) error = handled.status().message();
+    } else if (!args[i].empty() && args[i][0] == '-') {
+      error = "unknown option '" + args[i] + "'";
+    } else if (path.empty()) {
+      path = args[i];
+    } else {
+      error = "unexpected argument '" + args[i] + "'";
+    }
+    if (!error.empty()) {
+      std::fprintf(stderr, "onyx info: %s\nusage: onyx info MODEL %s\n", error.c_str(), kFreeDimUsage);
+      return 2;
+    }
+  }
+  if (path.empty()) {
+    std::fprintf(stderr, "usage: onyx info MODEL %s\n", kFreeDimUsage);
     return 2;
   }
-  auto model = onnx_format::load_model_file(args[0]);
+  auto model = onnx_format::load_model_file(path);
   if (!model.ok()) {
     std::fprintf(stderr, "onyx: %s\n", model.status().to_string().c_str());
     return 1;
   }
-  const ir::Model& m = *model;
-  std::printf("model:    %s\n", args[0].c_str());
+  ir::Model& m = *model;
+  auto fixed = apply_free_dimension_overrides(m.graph, options.free_dimension_overrides_by_name,
+                                              options.free_dimension_overrides_by_denotation);
+  if (!fixed.ok()) {
+    std::fprintf(stderr, "onyx: %s\n", fixed.status().to_string().c_str());
+    return 1;
+  }
+  for (const auto& w : fixed->warnings) std::printf("warning: %s\n", w.c_str());
+  std::printf("model:    %s\n", path.c_str());
   std::printf("ir:       %lld\n", (long long)m.ir_version);
   std::printf("opsets:  ");
   for (const auto& [domain, version] : m.opsets) std::printf(" %s=%lld", domain.empty() ? "ai.onnx" : domain.c_str(), (long long)version);
@@ -42,7 +74,14 @@ int info_command(const std::vector<std::string>& args) {
   std::printf("inputs:\n");
   for (const auto& vi : m.graph.inputs) {
     if (m.graph.initializers.count(vi.name)) continue;
-    std::printf("  %-24s %s\n", vi.name.c_str(), vi.type.to_string().c_str());
+    std::string denotations;
+    bool any = false;
+    for (const Dim& d : vi.type.shape.dims) {
+      denotations += (denotations.empty() ? "" : ",") + (d.denotation.empty() ? std::string("-") : d.denotation);
+      any |= !d.denotation.empty();
+    }
+    std::printf("  %-24s %s%s\n", vi.name.c_str(), vi.type.to_string().c_str(),
+                any ? ("  denotation [" + denotations + "]").c_str() : "");
   }
   const ops::GraphTypes types = ops::infer_graph_types(m.graph, m.opsets);
   std::printf("outputs (declared; static inference):\n");

@@ -12,10 +12,16 @@ void print_usage() {
   std::printf(
       "onyx - an ONNX inference runtime\n\n"
       "usage:\n"
-      "  onyx info MODEL                   IR, opsets, producer, inputs/outputs, op histogram\n"
+      "  onyx info MODEL [FREE-DIMS]       IR, opsets, producer, inputs/outputs, op histogram\n"
       "  onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] [--outputs-dir DIR] [--random-inputs]\n"
-      "                                    run once and print the outputs and the time taken\n"
-      "  onyx test CASE_DIR...             run ONNX test cases (model.onnx + test_data_set_*)\n");
+      "               [FREE-DIMS] [--profile FILE]\n"
+      "                                    run once and print the outputs and the time taken;\n"
+      "                                    --profile writes a Chrome-trace JSON (Perfetto)\n"
+      "  onyx test CASE_DIR...             run ONNX test cases (model.onnx + test_data_set_*)\n"
+      "  onyx profile-summary FILE [--top N]\n"
+      "                                    kernel time per op type from a --profile file\n\n"
+      "FREE-DIMS: --free-dim NAME=VALUE and --free-dim-denotation DATA_BATCH=VALUE (repeatable)\n"
+      "           fix symbolic input dims by dim_param name or by ONNX dimension denotation\n");
 }
 
 }  // namespace
@@ -30,6 +36,7 @@ int main(int argc, char** argv) {
   if (command == "info") return onyx::cli::info_command(args);
   if (command == "run") return onyx::cli::run_command(args);
   if (command == "test") return onyx::cli::test_command(args);
+  if (command == "profile-summary") return onyx::cli::profile_summary_command(args);
   std::fprintf(stderr, "onyx: unknown command '%s'\n", command.c_str());
   print_usage();
   return 2;

@@ -1,6 +1,8 @@
 // onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] [--outputs-dir DIR] [--random-inputs]
+//               [--free-dim NAME=VALUE]... [--free-dim-denotation DATA_BATCH=VALUE]... [--profile FILE]
 // Runs a model once and prints its outputs and the time taken. FILE is .npy or an ONNX
 // TensorProto/SequenceProto/OptionalProto .pb; DIR holds input_K.pb in graph-input order.
+// --profile writes a Chrome-trace JSON of the session (load, planning, the run, each kernel).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -9,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "npy.h"
 #include "onnx/loader.h"
@@ -23,6 +26,8 @@ struct RunArgs {
   std::vector<std::pair<std::string, std::string>> inputs;
   std::string inputs_dir, outputs_dir;
   bool random_inputs = false;
+  std::string profile;
+  SessionOptions options;
 };
 
 Result<RunArgs> parse(const std::vector<std::string>& args) {
@@ -44,6 +49,11 @@ Result<RunArgs> parse(const std::vector<std::string>& args) {
       ONYX_ASSIGN_OR_RETURN(r.outputs_dir, next());
     } else if (a == "--random-inputs") {
       r.random_inputs = true;
+    } else if (a == "--profile") {
+      ONYX_ASSIGN_OR_RETURN(r.profile, next());
+    } else if (is_free_dim_flag(a)) {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      ONYX_RETURN_IF_ERROR(parse_free_dim_flag(a, v, r.options).status());
     } else if (!a.empty() && a[0] == '-') {
       return invalid_argument("unknown option '", a, "'");
     } else if (r.model.empty()) {
@@ -106,7 +116,12 @@ void print_value(const std::string& name, const Value& v) {
 
 Status run(const RunArgs& a) {
   const auto t0 = std::chrono::steady_clock::now();
-  ONYX_ASSIGN_OR_RETURN(auto session, Session::load_file(a.model));
+  SessionOptions options = a.options;
+  if (!a.profile.empty()) {
+    options.enable_profiling = true;
+    options.profile_file_prefix = a.profile + ".tmp";  // same folder, so the rename below stays on one filesystem
+  }
+  ONYX_ASSIGN_OR_RETURN(auto session, Session::load_file(a.model, options));
   const auto t1 = std::chrono::steady_clock::now();
   std::vector<std::pair<std::string, Value>> feeds;
   std::vector<const ir::ValueInfo*> feedable;
@@ -142,8 +157,16 @@ Status run(const RunArgs& a) {
     }
   }
   const auto t2 = std::chrono::steady_clock::now();
-  ONYX_ASSIGN_OR_RETURN(auto outputs, session->run(feeds));
+  auto run_result = session->run(feeds);
   const auto t3 = std::chrono::steady_clock::now();
+  if (!a.profile.empty()) {  // written even when the run failed: it shows how far it got
+    ONYX_ASSIGN_OR_RETURN(std::string written, session->end_profiling());
+    std::error_code ec;
+    fs::rename(written, a.profile, ec);
+    if (ec) return invalid_argument("cannot move the profile '", written, "' to '", a.profile, "': ", ec.message());
+    std::fprintf(stderr, "profile: %s\n", a.profile.c_str());
+  }
+  ONYX_ASSIGN_OR_RETURN(auto outputs, std::move(run_result));
   for (size_t k = 0; k < outputs.size(); ++k) print_value(session->outputs()[k].name, outputs[k]);
   if (!a.outputs_dir.empty()) {
     std::error_code ec;
@@ -167,7 +190,8 @@ int run_command(const std::vector<std::string>& args) {
   auto parsed = parse(args);
   if (!parsed.ok()) {
     std::fprintf(stderr, "onyx run: %s\nusage: onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] "
-                 "[--outputs-dir DIR] [--random-inputs]\n", parsed.status().message().c_str());
+                 "[--outputs-dir DIR] [--random-inputs]\n                %s [--profile FILE]\n",
+                 parsed.status().message().c_str(), kFreeDimUsage);
     return 2;
   }
   Status s = run(*parsed);

@@ -21,6 +21,7 @@ std::vector<int64_t> shape_strides(const Shape& shape);
 struct Dim {
   std::optional<int64_t> value;
   std::string symbol;  // dim_param; empty when unnamed
+  std::string denotation;  // TensorShapeProto.Dimension.denotation ("DATA_BATCH", ...); empty when none
   bool is_known() const { return value.has_value(); }
   std::string to_string() const;
 };

@@ -41,6 +41,19 @@ Result<Tensor> Tensor::create(DataType dtype, const Shape& shape, Allocator* all
   return Tensor(dtype, shape, allocator->allocate(size_t(n) * item, dtype));
 }
 
+Result<Tensor> Tensor::borrow(DataType dtype, const Shape& shape, void* data, size_t size) {
+  const int64_t n = shape_size(shape);
+  if (n < 0) return invalid_argument("invalid tensor shape ", shape_to_string(shape));
+  const size_t item = data_type_size(dtype);
+  if (item == 0 || dtype == DataType::kString)
+    return invalid_argument("cannot wrap caller memory as a tensor of type ", data_type_name(dtype));
+  if (uint64_t(n) > uint64_t(size) / item)
+    return invalid_argument("a ", data_type_name(dtype), shape_to_string(shape), " tensor needs ", uint64_t(n) * item,
+                            " bytes; the caller's buffer has ", size);
+  if (n > 0 && !data) return invalid_argument("null data for a non-empty tensor");
+  return Tensor(dtype, shape, std::make_shared<Buffer>(data, size, nullptr));
+}
+
 Result<Tensor> Tensor::reshaped(const Shape& shape) const {
   if (shape_size(shape) != numel_)
     return invalid_argument("cannot reshape ", describe(), " to ", shape_to_string(shape));

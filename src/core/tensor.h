@@ -43,6 +43,11 @@ class Tensor {
   // Checked construction for untrusted sizes (negative dims, overflow); zero-filled, from
   // `allocator` when given, else plain heap memory.
   static Result<Tensor> create(DataType dtype, const Shape& shape, Allocator* allocator = nullptr);
+  // Wraps caller memory without copying (the Buffer has no keeper): the caller keeps the
+  // `size` bytes at `data` alive, and does not free them, for as long as any copy of the
+  // tensor lives. Checks that `size` covers the shape; kString is refused (it needs
+  // constructed std::string objects, which Tensor::create makes).
+  static Result<Tensor> borrow(DataType dtype, const Shape& shape, void* data, size_t size);
   // A scalar tensor (rank 0) holding `v`.
   template <typename T> static Tensor scalar(T v) {
     Tensor t(data_type_of<T>, {});

@@ -40,6 +40,7 @@ ir::TypeInfo type_from_proto(const onnx::TypeProto& tp, int depth = 0) {
         Dim dim;
         if (d.has_dim_value()) dim.value = d.dim_value();
         else if (d.has_dim_param()) dim.symbol = d.dim_param();
+        dim.denotation = d.denotation();
         t.shape.dims.push_back(dim);
       }
     }

@@ -5,6 +5,7 @@
 #include <queue>
 
 #include "ops/infer_graph.h"
+#include "session/profiler.h"
 
 namespace onyx {
 namespace {
@@ -201,10 +202,10 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
   return plan;
 }
 
-Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame* parent) const {
+Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame* parent, RunProfile* profile) const {
   std::unique_ptr<Arena> own_arena;
   if (!parent) own_arena = std::make_unique<Arena>();
-  Frame frame(*this, parent, parent ? parent->arena : own_arena.get());
+  Frame frame(*this, parent, parent ? parent->arena : own_arena.get(), parent ? parent->profile : profile);
   frame.values = constants_;
   if (inputs.size() > input_slots_.size())
     return invalid_argument("graph '", graph_.name, "' takes ", input_slots_.size(), " inputs, got ", inputs.size());
@@ -228,7 +229,14 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
       out_ptrs.push_back(s >= 0 ? &frame.values[size_t(s)] : nullptr);
     }
     KernelContext ctx(in_ptrs, out_ptrs, &frame);
-    Status st = step.kernel->compute(ctx);
+    Status st;
+    if (!frame.profile) {  // the only cost of profiling when it is off
+      st = step.kernel->compute(ctx);
+    } else {
+      const ProfileClock::time_point start = ProfileClock::now();
+      st = step.kernel->compute(ctx);
+      if (st.ok()) frame.profile->node_event(*step.node, graph_.name, start, in_ptrs, out_ptrs);
+    }
     if (!st.ok()) {
       return std::move(st).with_context("while running node " + step.node->label() + " at opset " +
                                         std::to_string(step.opset));

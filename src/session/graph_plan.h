@@ -27,6 +27,8 @@ struct Scope {
   }
 };
 
+class RunProfile;  // session/profiler.h
+
 class GraphPlan {
  public:
   // Plans `graph` (which must outlive the plan). `opsets` maps domain -> model opset.
@@ -38,7 +40,9 @@ class GraphPlan {
 
   // Runs the graph: `inputs` in graph-input order (a none Value lets an initializer default
   // apply); returns the graph outputs in order. `parent` is the caller's frame for subgraphs.
-  Result<std::vector<Value>> run(std::vector<Value> inputs, const Frame* parent) const;
+  // `profile`, when given (top-level runs only; subgraph runs use their parent's), records one
+  // event per kernel call; null costs one pointer test per node.
+  Result<std::vector<Value>> run(std::vector<Value> inputs, const Frame* parent, RunProfile* profile = nullptr) const;
 
   const ir::Graph& graph() const { return graph_; }
   int num_inputs() const { return int(input_slots_.size()); }
@@ -77,11 +81,14 @@ class GraphPlan {
 class Frame {
  public:
   // `arena` serves the frame's intermediate tensors (shared with nested subgraph frames).
-  Frame(const GraphPlan& plan, const Frame* parent, Arena* arena) : arena(arena), plan_(plan), parent_(parent) {}
+  // `profile` (may be null) receives the frame's kernel events; nested frames share it.
+  Frame(const GraphPlan& plan, const Frame* parent, Arena* arena, RunProfile* profile = nullptr)
+      : arena(arena), profile(profile), plan_(plan), parent_(parent) {}
   // The current value named `name` in this frame or an enclosing one; null when unknown.
   const Value* lookup(const std::string& name) const;
   std::vector<Value> values;
   Arena* arena;
+  RunProfile* profile;
 
  private:
   const GraphPlan& plan_;

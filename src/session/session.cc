@@ -1,40 +1,116 @@
 #include "session/session.h"
 
+#include <set>
+
 #include "core/logging.h"
 #include "onnx/loader.h"
 #include "ops/infer_graph.h"
+#include "session/free_dims.h"
 #include "session/graph_plan.h"
+#include "session/profiler.h"
 
 namespace onyx {
 
-Session::~Session() = default;
+Status SessionOptions::add_external_initializers(const std::vector<std::string>& names, const std::vector<Tensor>& values) {
+  if (names.size() != values.size())
+    return invalid_argument("add_external_initializers: ", names.size(), " names but ", values.size(), " values");
+  for (size_t i = 0; i < names.size(); ++i) initializer_overrides.emplace_back(names[i], values[i]);
+  return Status::Ok();
+}
+
+Session::~Session() {
+  if (profiler_ && plan_ && profiler_->active()) {  // a session that failed to build writes nothing
+    auto file = profiler_->end();
+    if (!file.ok()) log_message(LogLevel::kWarning, options_.log_level, "profiling: " + file.status().to_string());
+  }
+}
 
 Result<std::unique_ptr<Session>> Session::load_file(const std::string& path, const SessionOptions& options) {
+  const auto start = std::chrono::steady_clock::now();
   ONYX_ASSIGN_OR_RETURN(ir::Model model, onnx_format::load_model_file(path));
-  auto s = from_model(std::make_unique<ir::Model>(std::move(model)), options);
+  auto s = from_model(std::make_unique<ir::Model>(std::move(model)), options, start);
   if (!s.ok()) return s.take_status().with_context("while planning model '" + path + "'");
   return s;
 }
 
 Result<std::unique_ptr<Session>> Session::load_bytes(const void* data, size_t size, const SessionOptions& options,
                                                      const std::string& base_dir) {
+  const auto start = std::chrono::steady_clock::now();
   ONYX_ASSIGN_OR_RETURN(ir::Model model, onnx_format::load_model_bytes(data, size, base_dir));
-  return from_model(std::make_unique<ir::Model>(std::move(model)), options);
+  return from_model(std::make_unique<ir::Model>(std::move(model)), options, start);
 }
 
-Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> model, const SessionOptions& options) {
+Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> model, const SessionOptions& options,
+                                                     std::chrono::steady_clock::time_point load_start) {
   std::unique_ptr<Session> s(new Session());
   s->options_ = options;
   s->model_ = std::move(model);
+  Profiler* prof = nullptr;
+  if (options.enable_profiling) {
+    s->profiler_ = std::make_unique<Profiler>(Profiler::make_file_name(options.profile_file_prefix), load_start);
+    prof = s->profiler_.get();
+  }
+  auto t = ProfileClock::now();
+  auto mark = [&](const char* event) {  // closes a session event that began at `t`
+    const auto now = ProfileClock::now();
+    if (prof) prof->session_event(event, t, now);
+    t = now;
+  };
+  if (prof) prof->session_event("model_load", load_start, t);
+
+  ONYX_RETURN_IF_ERROR(s->apply_initializer_overrides());
+  ONYX_ASSIGN_OR_RETURN(FreeDimensionResult dims,
+                        apply_free_dimension_overrides(s->model_->graph, options.free_dimension_overrides_by_name,
+                                                       options.free_dimension_overrides_by_denotation));
+  for (const auto& w : dims.warnings) log_message(LogLevel::kWarning, options.log_level, w);
+  s->fixed_dims_ = std::move(dims.fixed);
+  mark("free_dimension_and_initializer_overrides");
+
   s->types_ = std::make_unique<ops::GraphTypes>(ops::infer_graph_types(s->model_->graph, s->model_->opsets));
   for (const auto& w : s->types_->warnings) log_message(LogLevel::kWarning, options.log_level, "static inference: " + w);
+  mark("static_inference");
   ONYX_ASSIGN_OR_RETURN(s->plan_, GraphPlan::build(s->model_->graph, s->model_->opsets, nullptr,
                                                    options.verify_shapes ? &s->types_->inferred : nullptr));
+  mark("planning");
   log_message(LogLevel::kInfo, options.log_level,
               "planned " + std::to_string(s->model_->graph.nodes.size()) + " nodes on CPU (IR " +
                   std::to_string(s->model_->ir_version) + ", producer '" + s->model_->producer_name + "')");
   return s;
 }
+
+Status Session::apply_initializer_overrides() {
+  auto& inits = model_->graph.initializers;
+  std::set<std::string> seen;
+  for (const auto& [name, value] : options_.initializer_overrides) {
+    if (!seen.insert(name).second) return invalid_argument("initializer override '", name, "' is given twice");
+    auto it = inits.find(name);
+    if (it == inits.end()) {
+      std::string some;
+      int n = 0;
+      for (const auto& kv : inits) {
+        if (n++ == 8) { some += ", ..."; break; }
+        some += (some.empty() ? "" : ", ") + kv.first;
+      }
+      return invalid_argument("initializer override '", name, "': the model has no initializer of that name",
+                              inits.empty() ? std::string(" (it has none)") : " (initializers: " + some + ")");
+    }
+    if (!value.defined()) return invalid_argument("initializer override '", name, "' is an undefined tensor");
+    if (value.dtype() != it->second.dtype() || value.shape() != it->second.shape())
+      return invalid_argument("initializer override '", name, "' is ", value.describe(), " but the model's initializer is ",
+                              it->second.describe());
+    if (value.nbytes() > 0 && !value.raw_data())
+      return invalid_argument("initializer override '", name, "' has no data");
+    it->second = value;  // shares the caller's buffer: no copy
+  }
+  return Status::Ok();
+}
+
+Result<std::string> Session::end_profiling() {
+  if (!profiler_) return std::string();
+  return profiler_->end();
+}
+
+bool Session::profiling() const { return profiler_ && profiler_->active(); }
 
 bool Session::input_has_default(const std::string& name) const {
   return model_->graph.initializers.count(name) > 0;
@@ -55,9 +131,16 @@ Status Session::check_feed(const ir::ValueInfo& info, const Value& value) const 
                                 ", got shape ", shape_to_string(x.shape()));
       for (size_t d = 0; d < t.shape.dims.size(); ++d) {
         const auto& dim = t.shape.dims[d];
-        if (dim.value && *dim.value != x.shape()[d])
-          return invalid_argument("input '", info.name, "' dim ", d, " must be ", *dim.value, " (declared ",
-                                  t.shape.to_string(), "), got shape ", shape_to_string(x.shape()));
+        if (dim.value && *dim.value != x.shape()[d]) {
+          std::string why = "declared " + t.shape.to_string();
+          auto in = fixed_dims_.find(info.name);
+          if (in != fixed_dims_.end()) {
+            auto fixed = in->second.find(d);
+            if (fixed != in->second.end()) why = "fixed by the free-dimension override for " + fixed->second + "; " + why;
+          }
+          return invalid_argument("input '", info.name, "' dim ", d, " must be ", *dim.value, " (", why, "), got shape ",
+                                  shape_to_string(x.shape()));
+        }
       }
     }
   } else if (t.kind == K::kSequence) {
@@ -90,7 +173,19 @@ Result<std::vector<Value>> Session::run(const std::vector<std::pair<std::string,
     if (!fed[i] && !input_has_default(graph_inputs[i].name) && kind != ir::TypeInfo::Kind::kOptional)
       return invalid_argument("input '", graph_inputs[i].name, "' is missing");
   }
-  ONYX_ASSIGN_OR_RETURN(std::vector<Value> all, plan_->run(std::move(inputs), nullptr));
+  std::vector<Value> all;
+  if (!profiler_ || !profiler_->active()) {
+    ONYX_ASSIGN_OR_RETURN(all, plan_->run(std::move(inputs), nullptr));
+  } else {
+    RunProfile profile(*profiler_);
+    const auto start = ProfileClock::now();
+    auto result = plan_->run(std::move(inputs), nullptr, &profile);
+    profiler_->add(profile.events());
+    profiler_->session_event("run", start, ProfileClock::now(),
+                             std::string("\"ok\":") + (result.ok() ? "true" : "false"));
+    if (!result.ok()) return result.take_status();
+    all = std::move(result).value();
+  }
   if (output_names.empty()) return all;
   std::vector<Value> selected;
   for (const auto& name : output_names) {

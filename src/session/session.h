@@ -1,5 +1,8 @@
 // Session: a loaded, planned model that runs. run() is const and thread-safe.
 #pragma once
+#include <chrono>
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <string>
 #include <utility>
@@ -11,6 +14,7 @@
 namespace onyx {
 
 class GraphPlan;
+class Profiler;
 namespace ops { struct GraphTypes; }
 
 struct SessionOptions {
@@ -25,6 +29,45 @@ struct SessionOptions {
   int log_level = 2;                  // messages at this severity or above print: 0 verbose .. 4 fatal
   // Check every node output against the static type rules at run (a test aid; costs time).
   bool verify_shapes = false;
+
+  // Free-dimension overrides: fix symbolic dims of the graph inputs before static inference
+  // and planning, so static_types(), inputs() and `onyx info` show the fixed sizes and a feed
+  // that disagrees is an INVALID_ARGUMENT error. Keys: a dim_param name ("batch"), or an ONNX
+  // dimension denotation (DATA_BATCH, DATA_CHANNEL, DATA_TIME, DATA_FEATURE,
+  // FILTER_IN_CHANNEL, FILTER_OUT_CHANNEL, FILTER_SPATIAL; case-insensitive).
+  // A dim with both a dim_param and a denotation takes the override by name when there is
+  // one (a warning is logged if the denotation's override disagrees). A dim_param fixed on
+  // one input is fixed wherever it appears (inputs, outputs, value_infos). An override that
+  // matches no input dim is logged as a warning and ignored; a dim the model already fixes
+  // keeps its size. Full rules: session/free_dims.h.
+  std::map<std::string, int64_t> free_dimension_overrides_by_name;
+  std::map<std::string, int64_t> free_dimension_overrides_by_denotation;
+  void add_free_dimension_override_by_name(const std::string& dim_param, int64_t size) {
+    free_dimension_overrides_by_name[dim_param] = size;
+  }
+  void add_free_dimension_override(const std::string& denotation, int64_t size) {
+    free_dimension_overrides_by_denotation[denotation] = size;
+  }
+
+  // Initializer overrides (e.g. LoRA adapter weights): each replaces the value of the main
+  // graph's initializer of that name. No copy is made: a Tensor made with Tensor::borrow
+  // wraps the caller's memory, and the caller must keep that memory alive and unchanged for
+  // the life of every session created with these options. A name that is not an initializer
+  // of the main graph, a name given twice, or a dtype or shape that differs from the
+  // initializer's is an INVALID_ARGUMENT error at session creation.
+  std::vector<std::pair<std::string, Tensor>> initializer_overrides;
+  void add_initializer(const std::string& name, Tensor value) { initializer_overrides.emplace_back(name, std::move(value)); }
+  // Adds names[i] -> values[i]; INVALID_ARGUMENT (and nothing added) when the counts differ.
+  Status add_external_initializers(const std::vector<std::string>& names, const std::vector<Tensor>& values);
+
+  // Profiling: writes a Chrome-trace JSON (chrome://tracing, Perfetto) of the session: model
+  // load, free-dim overrides, static inference, planning, each run, and one event per kernel
+  // call (op type, node name, provider, input/output types and shapes, duration in us). The
+  // file, "<profile_file_prefix>_<date>_<time>.json", is written by Session::end_profiling()
+  // or, failing that, when the session is destroyed. Layout: session/profiler.h. Off costs
+  // one pointer test per node.
+  bool enable_profiling = false;
+  std::string profile_file_prefix = "onyx_profile";
 };
 
 class Session {
@@ -35,10 +78,12 @@ class Session {
   ~Session();
 
   const ir::Model& model() const { return *model_; }
-  // Graph inputs the caller may feed (initializers with the same name are defaults).
+  // Graph inputs the caller may feed (initializers with the same name are defaults), with
+  // free-dimension overrides applied.
   const std::vector<ir::ValueInfo>& inputs() const { return model_->graph.inputs; }
   const std::vector<ir::ValueInfo>& outputs() const { return model_->graph.outputs; }
-  // Static types of every value the rules could derive or the model declares (best-effort).
+  // Static types of every value the rules could derive or the model declares (best-effort),
+  // after free-dimension overrides.
   const ops::GraphTypes& static_types() const { return *types_; }
   // True when input `name` has an initializer default and may be left out.
   bool input_has_default(const std::string& name) const;
@@ -48,15 +93,27 @@ class Session {
   Result<std::vector<Value>> run(const std::vector<std::pair<std::string, Value>>& feeds,
                                  const std::vector<std::string>& output_names = {}) const;
 
+  // Writes the profile (SessionOptions::enable_profiling) and stops profiling; returns the
+  // file name. "" when profiling is off; later calls return the same name and write nothing.
+  // Safe to call while other threads run: runs still in flight are left out of the file.
+  Result<std::string> end_profiling();
+  // True while the session records a profile.
+  bool profiling() const;
+
  private:
   Session() = default;
-  static Result<std::unique_ptr<Session>> from_model(std::unique_ptr<ir::Model> model, const SessionOptions& options);
+  static Result<std::unique_ptr<Session>> from_model(std::unique_ptr<ir::Model> model, const SessionOptions& options,
+                                                     std::chrono::steady_clock::time_point load_start);
   Status check_feed(const ir::ValueInfo& info, const Value& value) const;
+  Status apply_initializer_overrides();
 
   std::unique_ptr<ir::Model> model_;
   std::shared_ptr<GraphPlan> plan_;
   std::unique_ptr<ops::GraphTypes> types_;
   SessionOptions options_;
+  std::unique_ptr<Profiler> profiler_;  // null unless enable_profiling
+  // Per graph input: dim index -> which free-dimension override fixed it (for messages).
+  std::map<std::string, std::map<size_t, std::string>> fixed_dims_;
 };
 
 }  // namespace onyx
