@@ -8,7 +8,7 @@ packages=(
   libprotobuf-dev protobuf-compiler libonnx-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-testdata
-  python3-numpy python3-onnx python3-pytest pybind11-dev
+  python3-numpy python3-onnx python3-pytest pybind11-dev python3-dev python3-venv
 )
 
 missing=()

@@ -1,0 +1,38 @@
+"""onyx: an ONNX inference runtime with onnxruntime's Python API.
+
+Switching is one line: ``import onyx as onnxruntime``. InferenceSession, SessionOptions,
+RunOptions, the enums, the module functions and the exception classes have onnxruntime's names,
+arguments and defaults; see ``help(onyx.InferenceSession)`` for what onyx does differently.
+"""
+from onyx.capi.onnxruntime_pybind11_state import (  # noqa: F401
+    EngineError,
+    EPFail,
+    ExecutionMode,
+    ExecutionOrder,
+    Fail,
+    GraphOptimizationLevel,
+    InvalidArgument,
+    InvalidGraph,
+    InvalidProtobuf,
+    ModelLoaded,
+    NoModel,
+    NoSuchFile,
+    NotImplemented,
+    RunOptions,
+    RuntimeException,
+    SessionOptions,
+    __version__,
+    get_all_providers,
+    get_available_providers,
+    get_build_info,
+    get_device,
+    get_version_string,
+    set_default_logger_severity,
+    set_default_logger_verbosity,
+)
+from onyx.capi.onnxruntime_inference_collection import (  # noqa: F401
+    InferenceSession,
+    ModelMetadata,
+    NodeArg,
+)
+from onyx import capi  # noqa: F401

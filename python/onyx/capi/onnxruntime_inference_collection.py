@@ -1,0 +1,173 @@
+"""InferenceSession, NodeArg and ModelMetadata with onnxruntime's signatures and behaviour."""
+import collections
+import os
+import warnings
+
+from onyx.capi import onnxruntime_pybind11_state as C
+
+
+class NodeArg:
+    """A graph input or output: name, type string ('tensor(float)', 'seq(tensor(int64))',
+    'optional(tensor(float))') and shape (ints, strings for symbolic dims, None for unknown
+    dims; [] when the shape is unknown or the value is not a tensor)."""
+
+    __slots__ = ("name", "type", "shape")
+
+    def __init__(self, name, type, shape):  # noqa: A002 (ORT's attribute name)
+        self.name = name
+        self.type = type
+        self.shape = shape
+
+    def __str__(self):
+        return f"NodeArg(name={self.name!r}, type={self.type!r}, shape={self.shape!r})"
+
+    __repr__ = __str__
+
+
+class ModelMetadata:
+    """The model's metadata: producer_name, graph_name, domain, description (the model's
+    doc_string), graph_description, version (model_version) and custom_metadata_map."""
+
+    def __init__(self, producer_name="", graph_name="", domain="", description="", graph_description="",
+                 version=0, custom_metadata_map=None):
+        self.producer_name = producer_name
+        self.graph_name = graph_name
+        self.domain = domain
+        self.description = description
+        self.graph_description = graph_description
+        self.version = version
+        self.custom_metadata_map = dict(custom_metadata_map or {})
+
+    def __repr__(self):
+        return (f"ModelMetadata(producer_name={self.producer_name!r}, graph_name={self.graph_name!r}, "
+                f"domain={self.domain!r}, version={self.version!r})")
+
+
+def check_and_normalize_provider_args(providers, provider_options, available_provider_names):
+    """Validates providers / provider_options as onnxruntime does and returns (names, options):
+    names in order, each options dict with str keys and values. Unknown names warn."""
+    if providers is None:
+        if provider_options is not None:
+            raise ValueError("'provider_options' requires 'providers' to be set.")
+        return [], []
+    by_name = collections.OrderedDict()
+
+    def add(name, options):
+        if name not in available_provider_names:
+            warnings.warn(f"Specified provider '{name}' is not in available provider names."
+                          f"Available providers: '{', '.join(available_provider_names)}'")
+        if name in by_name:
+            warnings.warn(f"Duplicate provider '{name}' encountered, ignoring.")
+            return
+        by_name[name] = {str(k): str(v) for k, v in options.items()}
+
+    if provider_options is not None:
+        if len(providers) != len(provider_options):
+            raise ValueError("'providers' and 'provider_options' should be the same length if both are given.")
+        if not all(isinstance(p, str) for p in providers):
+            raise ValueError("Only string values for 'providers' are supported if 'provider_options' is given.")
+        if not all(isinstance(o, dict) for o in provider_options):
+            raise ValueError("'provider_options' values must be dicts.")
+        for name, options in zip(providers, provider_options):
+            add(name, options)
+    else:
+        for p in providers:
+            if isinstance(p, str):
+                add(p, {})
+            elif isinstance(p, tuple) and len(p) == 2 and isinstance(p[0], str) and isinstance(p[1], dict):
+                add(p[0], p[1])
+            else:
+                raise ValueError("'providers' values must be either strings or (string, dict) tuples.")
+    return list(by_name.keys()), list(by_name.values())
+
+
+class InferenceSession:
+    """Loads an ONNX model (a path or the serialized bytes) and runs it, as
+    onnxruntime.InferenceSession. onyx computes on the CPU: providers other than
+    'CPUExecutionProvider' warn and fall back to it, as ONNX Runtime does for a provider it
+    was built without."""
+
+    def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, **kwargs):
+        # kwargs (disabled_optimizers, read_config_from_model) are accepted as ORT accepts them.
+        if isinstance(path_or_bytes, (str, os.PathLike)):
+            self._model_path = os.fspath(path_or_bytes)
+            self._model_bytes = None
+        elif isinstance(path_or_bytes, (bytes, bytearray, memoryview)):
+            self._model_path = None
+            self._model_bytes = bytes(path_or_bytes)
+        else:
+            raise TypeError(f"Unable to load from type '{type(path_or_bytes)}'")
+        if sess_options is not None and not isinstance(sess_options, C.SessionOptions):
+            raise TypeError(f"sess_options must be an onyx.SessionOptions, got {type(sess_options).__name__}")
+        self._sess_options_initial = sess_options
+        self._enable_fallback = True
+        self._create_inference_session(providers, provider_options)
+
+    def _create_inference_session(self, providers, provider_options):
+        available = C.get_available_providers()
+        providers, provider_options = check_and_normalize_provider_args(providers, provider_options, available)
+        options = self._sess_options_initial if self._sess_options_initial is not None else C.SessionOptions()
+        if self._model_path is not None:
+            sess = C.InferenceSession(options, self._model_path, True)
+        else:
+            sess = C.InferenceSession(options, self._model_bytes, False)
+        self._sess = sess
+        self._sess_options = sess.session_options
+        self._inputs_meta = [NodeArg(*a) for a in sess.inputs_meta]
+        self._outputs_meta = [NodeArg(*a) for a in sess.outputs_meta]
+        self._overridable_initializers = [NodeArg(*a) for a in sess.overridable_initializers]
+        self._model_meta = ModelMetadata(**sess.model_meta)
+        cpu_options = {}
+        for name, opts in zip(providers, provider_options):
+            if name == "CPUExecutionProvider":
+                cpu_options = opts
+        self._providers = ["CPUExecutionProvider"]
+        self._provider_options = {"CPUExecutionProvider": cpu_options}
+
+    def run(self, output_names, input_feed, run_options=None):
+        """Runs the model. output_names: the outputs wanted, in order (None or []: all);
+        input_feed: {input name: numpy array (or list of arrays for a sequence, None for an
+        absent optional)}. Returns a list of numpy arrays / lists / None."""
+        return self._sess.run(output_names, input_feed, run_options)
+
+    def get_session_options(self):
+        """A copy of the SessionOptions the session was created with."""
+        return self._sess_options
+
+    def get_inputs(self):
+        """The inputs the caller feeds (NodeArg list); inputs with initializer defaults are in
+        get_overridable_initializers()."""
+        return self._inputs_meta
+
+    def get_outputs(self):
+        return self._outputs_meta
+
+    def get_overridable_initializers(self):
+        return self._overridable_initializers
+
+    def get_modelmeta(self):
+        return self._model_meta
+
+    def get_providers(self):
+        return self._providers
+
+    def get_provider_options(self):
+        return self._provider_options
+
+    def set_providers(self, providers=None, provider_options=None):
+        """Re-creates the session for the given providers (CPU is the only one onyx has)."""
+        self._create_inference_session(providers, provider_options)
+
+    def disable_fallback(self):
+        self._enable_fallback = False
+
+    def enable_fallback(self):
+        self._enable_fallback = True
+
+    def end_profiling(self):
+        """Writes the profile (SessionOptions.enable_profiling) and returns its file name,
+        a Chrome-trace JSON; '' when profiling is off."""
+        return self._sess.end_profiling()
+
+    def get_profiling_start_time_ns(self):
+        return 0

@@ -1,0 +1,5 @@
+"""The native module's API under ONNX Runtime's name: the C-level classes, the module functions
+and the exception classes (Fail, InvalidArgument, NoSuchFile, NoModel, EngineError,
+RuntimeException, InvalidProtobuf, ModelLoaded, NotImplemented, InvalidGraph, EPFail)."""
+from onyx._onyx import *  # noqa: F401,F403
+from onyx._onyx import __version__  # noqa: F401

@@ -1,0 +1,107 @@
+// Shared declarations of the pybind11 module onyx._onyx: errors, value conversion, options.
+// The module mirrors onnxruntime.capi.onnxruntime_pybind11_state; the pure-Python package
+// python/onyx builds ORT's public classes (InferenceSession, NodeArg, ...) on top of it.
+#pragma once
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+
+#include <map>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/value.h"
+#include "ir/graph.h"
+#include "session/session.h"
+
+namespace onyx::python {
+
+namespace py = pybind11;
+
+// ONNX Runtime's error categories, numbered as its StatusCode (FAIL = 1 ... EP_FAIL = 11).
+enum class OrtError {
+  kFail = 1,
+  kInvalidArgument,
+  kNoSuchFile,
+  kNoModel,
+  kEngineError,
+  kRuntimeException,
+  kInvalidProtobuf,
+  kModelLoaded,
+  kNotImplemented,
+  kInvalidGraph,
+  kEPFail,
+};
+
+// Creates the exception classes (Fail, InvalidArgument, ...) as attributes of `m`.
+void register_errors(py::module_& m);
+// Raises the Python exception of `kind` with ORT's message layout
+// "[ONNXRuntimeError] : 2 : INVALID_ARGUMENT : message". Needs the GIL.
+[[noreturn]] void raise(OrtError kind, const std::string& message);
+
+// Where a failing Status came from: the same onyx code maps to different ORT categories
+// (NOT_FOUND at load is a missing file, NoSuchFile; at run a bad name, InvalidArgument).
+enum class Phase { kLoad, kRun };
+OrtError classify(const Status& status, Phase phase);
+[[noreturn]] void raise_status(const Status& status, Phase phase);
+
+// ONNX type strings as ORT's NodeArg.type writes them: "tensor(float)", "seq(tensor(int64))".
+std::string type_string(const ir::TypeInfo& type);
+// ORT's NodeArg.shape: ints, strings for symbolic dims, None for unknown; [] when no shape.
+py::list shape_list(const ir::TypeInfo& type);
+
+// Converts a Python feed to a Value for a graph input declared as `declared`. numpy arrays
+// that are C-contiguous, aligned and native-endian are wrapped without a copy (the Tensor
+// keeps the array alive); anything else goes through numpy.asarray / a contiguous copy.
+// A dtype, rank or dim that does not match the declaration raises InvalidArgument.
+Value value_from_python(py::handle obj, const ir::ValueInfo& declared);
+// Converts an output to Python: tensors to numpy arrays (string tensors to object arrays of
+// str), sequences to lists, none to None. `may_share`: the array may point into the
+// tensor's buffer (kept alive by the array) instead of copying it.
+py::object value_to_python(const Value& value, bool may_share);
+// Imports numpy and builds the dtype table; called once at module import, so that no thread
+// first touches them in the middle of a run (a function-local static initialised under the
+// GIL can deadlock against another thread waiting for the GIL).
+void init_values();
+
+// The default logger severity (set_default_logger_severity); sessions whose
+// log_severity_level is -1 use it.
+int default_log_severity();
+void set_default_log_severity(int level);
+
+// A numpy array (or anything numpy.asarray takes) as a tensor, wrapped without a copy when
+// the layout allows (the tensor keeps the array alive); for initializer overrides.
+Tensor tensor_from_numpy(py::handle obj, const std::string& name);
+
+// SessionOptions as ORT has it: the knobs onyx acts on live in `core`; the rest are kept so
+// that scripts setting them keep working and read back what they set.
+struct PySessionOptions {
+  PySessionOptions() { core.profile_file_prefix = "onnxruntime_profile_"; }  // ORT's default
+  SessionOptions core;
+  int log_severity_level = -1;  // -1: the default logger's severity
+  int log_verbosity_level = 0;
+  std::string logid;
+  std::string optimized_model_filepath;
+  bool enable_mem_pattern = true;
+  bool enable_mem_reuse = true;
+  bool enable_cpu_mem_arena = true;
+  bool use_deterministic_compute = false;
+  int execution_order = 0;  // ExecutionOrder.DEFAULT
+  std::map<std::string, std::string> config;
+  // The options a session is created with: log level resolved against the default.
+  SessionOptions resolved() const;
+};
+
+struct PyRunOptions {
+  int log_severity_level = -1;
+  int log_verbosity_level = 0;
+  std::string logid;
+  bool terminate = false;
+  bool only_execute_path_to_fetches = false;
+  std::map<std::string, std::string> config;
+};
+
+void register_options(py::module_& m);
+void register_session(py::module_& m);
+
+}  // namespace onyx::python

@@ -1,0 +1,35 @@
+// onyx._onyx: the extension module under the onyx package (ORT's onnxruntime_pybind11_state).
+#include <pybind11/stl.h>
+
+#include "binding.h"
+
+#ifndef ONYX_VERSION
+#define ONYX_VERSION "0.0.0"
+#endif
+
+PYBIND11_MODULE(_onyx, m) {
+  namespace py = pybind11;
+  m.doc() = "onyx's native module: ONNX Runtime's onnxruntime_pybind11_state API over the onyx runtime.";
+  onyx::python::init_values();
+  onyx::python::register_errors(m);
+  onyx::python::register_options(m);
+  onyx::python::register_session(m);
+
+  m.attr("__version__") = ONYX_VERSION;
+  m.def("get_version_string", [] { return std::string(ONYX_VERSION); });
+  m.def("get_build_info", [] { return std::string("onyx " ONYX_VERSION ", CPU"); });
+  m.def("get_device", [] { return std::string("CPU"); }, "The device onyx computes on: 'CPU'.");
+  m.def("get_available_providers", [] { return std::vector<std::string>{"CPUExecutionProvider"}; });
+  m.def("get_all_providers", [] {
+    // ONNX Runtime's list, so that scripts probing for a provider by name find the name.
+    return std::vector<std::string>{
+        "TensorrtExecutionProvider", "CUDAExecutionProvider",   "MIGraphXExecutionProvider",
+        "ROCMExecutionProvider",     "OpenVINOExecutionProvider", "DnnlExecutionProvider",
+        "VitisAIExecutionProvider",  "QNNExecutionProvider",    "NnapiExecutionProvider",
+        "VSINPUExecutionProvider",   "JsExecutionProvider",     "CoreMLExecutionProvider",
+        "ArmNNExecutionProvider",    "ACLExecutionProvider",    "DmlExecutionProvider",
+        "RknpuExecutionProvider",    "WebNNExecutionProvider",  "WebGpuExecutionProvider",
+        "XnnpackExecutionProvider",  "CANNExecutionProvider",   "AzureExecutionProvider",
+        "CPUExecutionProvider"};
+  });
+}

@@ -1,0 +1,219 @@
+// SessionOptions, RunOptions and their enums, as onnxruntime.SessionOptions has them.
+#include <pybind11/stl.h>
+
+#include <atomic>
+
+#include "binding.h"
+#include "core/logging.h"
+
+namespace onyx::python {
+namespace {
+
+std::atomic<int> g_default_severity{2};  // warning, ORT's default
+
+// Config keys ONNX Runtime documents (prefixes); others are stored and logged as unknown.
+bool known_config_key(const std::string& key) {
+  for (const char* prefix : {"session.", "optimization.", "mlas.", "ep.", "kernel.", "memory."})
+    if (key.rfind(prefix, 0) == 0) return true;
+  return false;
+}
+
+void check_severity(int level) {
+  if (level < -1 || level > 4)
+    throw py::value_error("invalid log severity " + std::to_string(level) +
+                          " (0 verbose, 1 info, 2 warning, 3 error, 4 fatal; -1 the default)");
+}
+
+// Enum-typed properties also take plain ints, as ORT's users sometimes write them.
+template <typename E> int enum_or_int(py::handle v) {
+  if (py::isinstance<E>(v)) return int(v.cast<E>());
+  return v.cast<int>();
+}
+
+enum class GraphOptimizationLevel { ORT_DISABLE_ALL = 0, ORT_ENABLE_BASIC = 1, ORT_ENABLE_EXTENDED = 2,
+                                    ORT_ENABLE_LAYOUT = 3, ORT_ENABLE_ALL = 99 };
+enum class ExecutionMode { ORT_SEQUENTIAL = 0, ORT_PARALLEL = 1 };
+enum class ExecutionOrder { DEFAULT = 0, PRIORITY_BASED = 1, MEMORY_EFFICIENT = 2 };
+
+constexpr const char* kSessionOptionsDoc = R"(Options for InferenceSession, as onnxruntime.SessionOptions.
+
+onyx acts on: log_severity_level (load and run messages), enable_profiling and
+profile_file_prefix (a Chrome-trace JSON written by InferenceSession.end_profiling()),
+add_free_dimension_override_by_name / _by_denotation, add_initializer /
+add_external_initializers (numpy arrays, used without a copy: keep them alive and unchanged
+while sessions made with these options live), graph_optimization_level (accepted; onyx runs
+the graph as loaded at every level today), intra_op_num_threads / inter_op_num_threads and
+execution_mode (passed to the session; kernels run on the calling thread for now). The other
+knobs (optimized_model_filepath, enable_mem_pattern, enable_mem_reuse, enable_cpu_mem_arena,
+use_deterministic_compute, execution_order, log_verbosity_level, logid, session config
+entries) are accepted and stored, as ONNX Runtime accepts them, so that scripts setting them
+keep working; onyx does not act on them yet. onyx's CPU kernels are deterministic whatever
+use_deterministic_compute says.)";
+
+}  // namespace
+
+int default_log_severity() { return g_default_severity.load(); }
+void set_default_log_severity(int level) { g_default_severity.store(level); }
+
+SessionOptions PySessionOptions::resolved() const {
+  SessionOptions s = core;
+  s.log_level = log_severity_level >= 0 ? log_severity_level : default_log_severity();
+  return s;
+}
+
+void register_options(py::module_& m) {
+  py::enum_<GraphOptimizationLevel>(m, "GraphOptimizationLevel")
+      .value("ORT_DISABLE_ALL", GraphOptimizationLevel::ORT_DISABLE_ALL)
+      .value("ORT_ENABLE_BASIC", GraphOptimizationLevel::ORT_ENABLE_BASIC)
+      .value("ORT_ENABLE_EXTENDED", GraphOptimizationLevel::ORT_ENABLE_EXTENDED)
+      .value("ORT_ENABLE_LAYOUT", GraphOptimizationLevel::ORT_ENABLE_LAYOUT)
+      .value("ORT_ENABLE_ALL", GraphOptimizationLevel::ORT_ENABLE_ALL);
+  py::enum_<ExecutionMode>(m, "ExecutionMode")
+      .value("ORT_SEQUENTIAL", ExecutionMode::ORT_SEQUENTIAL)
+      .value("ORT_PARALLEL", ExecutionMode::ORT_PARALLEL);
+  py::enum_<ExecutionOrder>(m, "ExecutionOrder")
+      .value("DEFAULT", ExecutionOrder::DEFAULT)
+      .value("PRIORITY_BASED", ExecutionOrder::PRIORITY_BASED)
+      .value("MEMORY_EFFICIENT", ExecutionOrder::MEMORY_EFFICIENT);
+
+  using SO = PySessionOptions;
+  py::class_<SO>(m, "SessionOptions", kSessionOptionsDoc)
+      .def(py::init<>())
+      .def_property(
+          "graph_optimization_level",
+          [](const SO& o) { return GraphOptimizationLevel(o.core.graph_optimization_level); },
+          [](SO& o, py::handle v) {
+            const int level = enum_or_int<GraphOptimizationLevel>(v);
+            if (level != 0 && level != 1 && level != 2 && level != 3 && level != 99)
+              throw py::value_error("invalid graph_optimization_level " + std::to_string(level));
+            o.core.graph_optimization_level = level;
+          },
+          "GraphOptimizationLevel; accepted, the graph runs as loaded at every level for now")
+      .def_property(
+          "execution_mode", [](const SO& o) { return ExecutionMode(int(o.core.execution_mode)); },
+          [](SO& o, py::handle v) {
+            const int mode = enum_or_int<ExecutionMode>(v);
+            if (mode != 0 && mode != 1) throw py::value_error("invalid execution_mode " + std::to_string(mode));
+            o.core.execution_mode = SessionOptions::ExecutionMode(mode);
+          })
+      .def_property(
+          "execution_order", [](const SO& o) { return ExecutionOrder(o.execution_order); },
+          [](SO& o, py::handle v) { o.execution_order = enum_or_int<ExecutionOrder>(v); })
+      .def_property(
+          "intra_op_num_threads", [](const SO& o) { return o.core.intra_op_threads; },
+          [](SO& o, int n) {
+            if (n < 0) throw py::value_error("intra_op_num_threads must be >= 0");
+            o.core.intra_op_threads = n;
+          })
+      .def_property(
+          "inter_op_num_threads", [](const SO& o) { return o.core.inter_op_threads; },
+          [](SO& o, int n) {
+            if (n < 0) throw py::value_error("inter_op_num_threads must be >= 0");
+            o.core.inter_op_threads = n;
+          })
+      .def_property(
+          "log_severity_level", [](const SO& o) { return o.log_severity_level; },
+          [](SO& o, int level) { check_severity(level); o.log_severity_level = level; },
+          "0 verbose, 1 info, 2 warning, 3 error, 4 fatal; -1 (default): the default logger's")
+      .def_readwrite("log_verbosity_level", &SO::log_verbosity_level)
+      .def_readwrite("logid", &SO::logid)
+      .def_property(
+          "enable_profiling", [](const SO& o) { return o.core.enable_profiling; },
+          [](SO& o, bool on) { o.core.enable_profiling = on; })
+      .def_property(
+          "profile_file_prefix", [](const SO& o) { return o.core.profile_file_prefix; },
+          [](SO& o, const std::string& prefix) { o.core.profile_file_prefix = prefix; })
+      .def_readwrite("optimized_model_filepath", &SO::optimized_model_filepath)
+      .def_readwrite("enable_mem_pattern", &SO::enable_mem_pattern)
+      .def_readwrite("enable_mem_reuse", &SO::enable_mem_reuse)
+      .def_readwrite("enable_cpu_mem_arena", &SO::enable_cpu_mem_arena)
+      .def_readwrite("use_deterministic_compute", &SO::use_deterministic_compute)
+      .def(
+          "add_session_config_entry",
+          [](SO& o, const std::string& key, const std::string& value) {
+            if (!known_config_key(key))
+              log_message(LogLevel::kWarning, o.resolved().log_level,
+                          "session config key '" + key + "' is not one onyx knows; stored, not acted on");
+            o.config[key] = value;
+          },
+          py::arg("config_key"), py::arg("config_value"), "Stores a session config entry (key, value).")
+      .def(
+          "get_session_config_entry",
+          [](const SO& o, const std::string& key) {
+            auto it = o.config.find(key);
+            if (it == o.config.end())
+              throw std::runtime_error("SessionOptions does not have configuration with key: " + key);
+            return it->second;
+          },
+          py::arg("config_key"))
+      .def(
+          "add_free_dimension_override_by_name",
+          [](SO& o, const std::string& name, int64_t value) { o.core.add_free_dimension_override_by_name(name, value); },
+          py::arg("dim_name"), py::arg("dim_value"), "Fixes the free input dims whose dim_param is dim_name.")
+      .def(
+          "add_free_dimension_override_by_denotation",
+          [](SO& o, const std::string& denotation, int64_t value) {
+            o.core.add_free_dimension_override(denotation, value);
+          },
+          py::arg("dim_denotation"), py::arg("dim_value"),
+          "Fixes the free input dims with this denotation (DATA_BATCH, DATA_CHANNEL, ...).")
+      .def(
+          "add_initializer",
+          [](SO& o, const std::string& name, py::handle value) {
+            o.core.add_initializer(name, tensor_from_numpy(value, name));
+          },
+          py::arg("name"), py::arg("val"),
+          "Replaces initializer `name` with a numpy array, without a copy (keep it alive and unchanged).")
+      .def(
+          "add_external_initializers",
+          [](SO& o, const std::vector<std::string>& names, py::sequence values) {
+            std::vector<Tensor> tensors;
+            for (size_t i = 0; i < values.size(); ++i)
+              tensors.push_back(tensor_from_numpy(values[i], i < names.size() ? names[i] : "?"));
+            Status s = o.core.add_external_initializers(names, tensors);
+            if (!s.ok()) raise_status(s, Phase::kLoad);
+          },
+          py::arg("names"), py::arg("values"), "add_initializer for each (name, value) pair.")
+      .def("__copy__", [](const SO& o) { return SO(o); })
+      .def("__deepcopy__", [](const SO& o, py::handle) { return SO(o); });
+
+  using RO = PyRunOptions;
+  py::class_<RO>(m, "RunOptions",
+                 "Options for one run(), as onnxruntime.RunOptions. Accepted and stored; onyx does not act on "
+                 "them yet (terminate does not stop a run in progress, only_execute_path_to_fetches runs "
+                 "the whole graph).")
+      .def(py::init<>())
+      .def_property(
+          "log_severity_level", [](const RO& o) { return o.log_severity_level; },
+          [](RO& o, int level) { check_severity(level); o.log_severity_level = level; })
+      .def_readwrite("log_verbosity_level", &RO::log_verbosity_level)
+      .def_readwrite("logid", &RO::logid)
+      .def_readwrite("terminate", &RO::terminate)
+      .def_readwrite("only_execute_path_to_fetches", &RO::only_execute_path_to_fetches)
+      .def(
+          "add_run_config_entry",
+          [](RO& o, const std::string& key, const std::string& value) { o.config[key] = value; },
+          py::arg("config_key"), py::arg("config_value"))
+      .def(
+          "get_run_config_entry",
+          [](const RO& o, const std::string& key) {
+            auto it = o.config.find(key);
+            if (it == o.config.end())
+              throw std::runtime_error("RunOptions does not have configuration with key: " + key);
+            return it->second;
+          },
+          py::arg("config_key"));
+
+  m.def(
+      "set_default_logger_severity",
+      [](int level) {
+        if (level < 0 || level > 4)
+          throw py::value_error("invalid log severity " + std::to_string(level) +
+                                " (0 verbose, 1 info, 2 warning, 3 error, 4 fatal)");
+        set_default_log_severity(level);
+      },
+      py::arg("severity"), "Sets the severity of the default logger: 0 verbose .. 4 fatal (default 2).");
+  m.def("set_default_logger_verbosity", [](int) {}, py::arg("verbosity"), "Accepted; onyx has no verbose sublevels.");
+}
+
+}  // namespace onyx::python

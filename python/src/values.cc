@@ -1,0 +1,269 @@
+// Values between numpy and onyx: feeds in (zero-copy where the layout allows), outputs out.
+#include <complex>
+#include <cstring>
+
+#include "binding.h"
+
+namespace onyx::python {
+namespace {
+
+using K = ir::TypeInfo::Kind;
+
+py::module_& numpy() {
+  static auto* np = new py::module_(py::module_::import("numpy"));  // lives as long as the process
+  return *np;
+}
+
+// ONNX's element type names, as in "tensor(float)".
+const char* onnx_type_name(DataType t) {
+  switch (t) {
+    case DataType::kFloat: return "float";
+    case DataType::kUInt8: return "uint8";
+    case DataType::kInt8: return "int8";
+    case DataType::kUInt16: return "uint16";
+    case DataType::kInt16: return "int16";
+    case DataType::kInt32: return "int32";
+    case DataType::kInt64: return "int64";
+    case DataType::kString: return "string";
+    case DataType::kBool: return "bool";
+    case DataType::kFloat16: return "float16";
+    case DataType::kDouble: return "double";
+    case DataType::kUInt32: return "uint32";
+    case DataType::kUInt64: return "uint64";
+    case DataType::kComplex64: return "complex64";
+    case DataType::kComplex128: return "complex128";
+    case DataType::kBFloat16: return "bfloat16";
+    case DataType::kUndefined: break;
+  }
+  return "undefined";
+}
+
+std::string tensor_type(DataType t) { return std::string("tensor(") + onnx_type_name(t) + ")"; }
+
+// The onyx element type of a numpy dtype; kUndefined when none fits (longdouble, records).
+DataType data_type_of_numpy(const py::dtype& dt) {
+  const size_t size = size_t(dt.itemsize());
+  switch (dt.kind()) {
+    case 'b': return DataType::kBool;
+    case 'i':
+      return size == 1 ? DataType::kInt8 : size == 2 ? DataType::kInt16 : size == 4 ? DataType::kInt32
+             : size == 8 ? DataType::kInt64 : DataType::kUndefined;
+    case 'u':
+      return size == 1 ? DataType::kUInt8 : size == 2 ? DataType::kUInt16 : size == 4 ? DataType::kUInt32
+             : size == 8 ? DataType::kUInt64 : DataType::kUndefined;
+    case 'f':
+      return size == 2 ? DataType::kFloat16 : size == 4 ? DataType::kFloat : size == 8 ? DataType::kDouble
+             : DataType::kUndefined;
+    case 'c': return size == 8 ? DataType::kComplex64 : size == 16 ? DataType::kComplex128 : DataType::kUndefined;
+    case 'O': case 'U': case 'S': return DataType::kString;
+    case 'V':  // ml_dtypes.bfloat16, when the caller has it
+      return size == 2 && py::str(dt.attr("name")).cast<std::string>() == "bfloat16" ? DataType::kBFloat16
+                                                                                       : DataType::kUndefined;
+    default: return DataType::kUndefined;
+  }
+}
+
+// The numpy dtype an output of `t` becomes. bfloat16 has no numpy type: its bit patterns
+// come back as uint16 (and uint16 arrays are accepted for bfloat16 inputs).
+const py::dtype& numpy_dtype(DataType t) {
+  static const auto* table = [] {
+    auto* v = new std::vector<py::dtype>(17, py::dtype("uint8"));
+    const char* names[17] = {"uint8",  "float32", "uint8",   "int8",    "uint16",    "int16",      "int32",
+                             "int64",  "object",  "bool",    "float16", "float64",   "uint32",     "uint64",
+                             "complex64", "complex128", "uint16"};
+    for (int i = 0; i < 17; ++i) (*v)[size_t(i)] = py::dtype(names[i]);
+    return v;
+  }();
+  return (*table)[size_t(t)];
+}
+
+std::string utf8_of(py::handle h) {
+  if (PyUnicode_Check(h.ptr())) {
+    Py_ssize_t n = 0;
+    if (const char* s = PyUnicode_AsUTF8AndSize(h.ptr(), &n)) return std::string(s, size_t(n));
+    PyErr_Clear();  // lone surrogates: bytes that came from an output decoded with surrogateescape
+    auto b = py::reinterpret_steal<py::object>(PyUnicode_AsEncodedString(h.ptr(), "utf-8", "surrogateescape"));
+    if (!b) throw py::error_already_set();
+    return std::string(PyBytes_AS_STRING(b.ptr()), size_t(PyBytes_GET_SIZE(b.ptr())));
+  }
+  if (PyBytes_Check(h.ptr())) return std::string(PyBytes_AS_STRING(h.ptr()), size_t(PyBytes_GET_SIZE(h.ptr())));
+  return utf8_of(py::str(h));
+}
+
+void release_array(void* p) {
+  PyGILState_STATE state = PyGILState_Ensure();
+  Py_DECREF(static_cast<PyObject*>(p));
+  PyGILState_Release(state);
+}
+
+// `obj` as a tensor of element type `expected` (kUndefined: any).
+Tensor tensor_from_python(py::handle obj, DataType expected, const std::string& name) {
+  py::array arr = py::isinstance<py::array>(obj) ? py::reinterpret_borrow<py::array>(obj)
+                                                 : py::array(numpy().attr("asarray")(obj));
+  py::dtype dt = arr.dtype();
+  DataType given = data_type_of_numpy(dt);
+  if (given == DataType::kUInt16 && expected == DataType::kBFloat16) given = DataType::kBFloat16;
+  if (given == DataType::kUndefined)
+    raise(OrtError::kInvalidArgument,
+          "input '" + name + "': numpy dtype " + py::str(dt).cast<std::string>() + " has no ONNX tensor type");
+  if (expected != DataType::kUndefined && given != expected)
+    raise(OrtError::kInvalidArgument, "Unexpected input data type for input '" + name + "'. Actual: (" +
+                                          tensor_type(given) + ") , expected: (" + tensor_type(expected) + ")");
+  Shape shape(size_t(arr.ndim()));
+  for (size_t i = 0; i < shape.size(); ++i) shape[i] = int64_t(arr.shape(py::ssize_t(i)));
+
+  if (given == DataType::kString) {
+    Tensor t(DataType::kString, shape);
+    py::list items = arr.attr("ravel")().attr("tolist")();
+    std::string* out = t.data<std::string>();
+    for (size_t i = 0; i < items.size(); ++i) out[i] = utf8_of(items[i]);
+    return t;
+  }
+  const int flags = arr.flags();
+  const bool native = py::detail::array_descriptor_proxy(dt.ptr())->byteorder != '>';
+  if (!(flags & py::array::c_style) || !(flags & py::detail::npy_api::NPY_ARRAY_ALIGNED_) || !native)
+    arr = numpy().attr("ascontiguousarray")(arr, dt.attr("newbyteorder")("="));
+  void* data = const_cast<void*>(arr.data());
+  const size_t nbytes = size_t(arr.nbytes());
+  std::shared_ptr<void> keeper(arr.release().ptr(), release_array);
+  return Tensor(given, std::move(shape), std::make_shared<Buffer>(data, nbytes, std::move(keeper)));
+}
+
+void check_shape(const Tensor& t, const ir::TypeInfo& type, const std::string& name) {
+  if (!type.shape.has_rank) return;
+  const auto& dims = type.shape.dims;
+  if (t.rank() != int64_t(dims.size()))
+    raise(OrtError::kInvalidArgument, "Invalid rank for input: " + name + " Got: " + std::to_string(t.rank()) +
+                                          " Expected: " + std::to_string(dims.size()) + " (declared " +
+                                          type.shape.to_string() + ", given " + shape_to_string(t.shape()) +
+                                          ") Please fix either the inputs/outputs or the model.");
+  std::string bad;
+  for (size_t d = 0; d < dims.size(); ++d)
+    if (dims[d].value && *dims[d].value != t.shape()[d])
+      bad += "\n index: " + std::to_string(d) + " Got: " + std::to_string(t.shape()[d]) +
+             " Expected: " + std::to_string(*dims[d].value);
+  if (!bad.empty())
+    raise(OrtError::kInvalidArgument, "Got invalid dimensions for input: " + name + " for the following indices" +
+                                          bad + "\n Please fix either the inputs/outputs or the model.");
+}
+
+Value from_python_as(py::handle obj, const ir::TypeInfo& type, const std::string& name) {
+  switch (type.kind) {
+    case K::kTensor: {
+      Tensor t = tensor_from_python(obj, type.elem_type, name);
+      check_shape(t, type, name);
+      return Value(std::move(t));
+    }
+    case K::kSequence: {
+      if (!PyList_Check(obj.ptr()) && !PyTuple_Check(obj.ptr()))
+        raise(OrtError::kInvalidArgument, "input '" + name + "' expects " + type_string(type) +
+                                              " (a list of numpy arrays), got " +
+                                              py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+      const ir::TypeInfo* inner = type.inner.get();
+      DataType elem = inner && inner->kind == K::kTensor ? inner->elem_type : DataType::kUndefined;
+      std::vector<Tensor> items;
+      for (py::handle item : obj) {
+        items.push_back(tensor_from_python(item, elem, name));
+        if (elem == DataType::kUndefined) elem = items.back().dtype();
+        else if (items.back().dtype() != elem)
+          raise(OrtError::kInvalidArgument, "input '" + name + "': sequence items differ in element type");
+      }
+      return Value::sequence(std::move(items), elem == DataType::kUndefined ? DataType::kFloat : elem);
+    }
+    case K::kOptional:
+      if (obj.is_none()) return Value();
+      if (type.inner) return from_python_as(obj, *type.inner, name);
+      return from_python_as(obj, ir::TypeInfo{}, name);
+    case K::kMap:
+      raise(OrtError::kNotImplemented, "input '" + name + "': map inputs are not supported yet");
+    case K::kUnknown:
+      break;
+  }
+  if (obj.is_none()) return Value();
+  if (PyList_Check(obj.ptr()) || PyTuple_Check(obj.ptr())) {
+    ir::TypeInfo seq;
+    seq.kind = K::kSequence;
+    return from_python_as(obj, seq, name);
+  }
+  return Value(tensor_from_python(obj, DataType::kUndefined, name));
+}
+
+void release_buffer(void* p) { delete static_cast<std::shared_ptr<Buffer>*>(p); }
+
+py::object tensor_to_python(const Tensor& t, bool may_share) {
+  std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+  const py::dtype& dt = numpy_dtype(t.dtype());
+  if (t.dtype() == DataType::kString) {
+    py::array out(dt, shape);
+    auto** cells = static_cast<PyObject**>(out.mutable_data());
+    const std::string* s = t.data<std::string>();
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      PyObject* str = PyUnicode_DecodeUTF8(s[i].data(), Py_ssize_t(s[i].size()), "surrogateescape");
+      if (!str) throw py::error_already_set();
+      Py_XDECREF(cells[i]);
+      cells[i] = str;
+    }
+    return out;
+  }
+  // Share the buffer only when nothing else holds it: not an initializer, not a feed (an
+  // output that is an input passed through), not another output.
+  if (may_share && t.numel() > 0 && t.buffer() && t.buffer().use_count() == 1) {
+    py::capsule base(new std::shared_ptr<Buffer>(t.buffer()), release_buffer);
+    return py::array(dt, shape, {}, t.raw_data(), base);
+  }
+  py::array out(dt, shape);
+  if (t.nbytes()) std::memcpy(out.mutable_data(), t.raw_data(), t.nbytes());
+  return out;
+}
+
+}  // namespace
+
+std::string type_string(const ir::TypeInfo& type) {
+  switch (type.kind) {
+    case K::kTensor: return tensor_type(type.elem_type);
+    case K::kSequence: return "seq(" + (type.inner ? type_string(*type.inner) : std::string("unknown")) + ")";
+    case K::kOptional: return "optional(" + (type.inner ? type_string(*type.inner) : std::string("unknown")) + ")";
+    case K::kMap: return "map";
+    case K::kUnknown: break;
+  }
+  return "unknown";
+}
+
+py::list shape_list(const ir::TypeInfo& type) {
+  py::list out;
+  if (type.kind != K::kTensor || !type.shape.has_rank) return out;
+  for (const Dim& d : type.shape.dims) {
+    if (d.value) out.append(py::int_(*d.value));
+    else if (!d.symbol.empty()) out.append(py::str(d.symbol));
+    else out.append(py::none());
+  }
+  return out;
+}
+
+Tensor tensor_from_numpy(py::handle obj, const std::string& name) {
+  return tensor_from_python(obj, DataType::kUndefined, name);
+}
+
+void init_values() {
+  numpy();
+  numpy_dtype(DataType::kFloat);
+}
+
+Value value_from_python(py::handle obj, const ir::ValueInfo& declared) {
+  return from_python_as(obj, declared.type, declared.name);
+}
+
+py::object value_to_python(const Value& value, bool may_share) {
+  switch (value.kind()) {
+    case Value::Kind::kNone: return py::none();
+    case Value::Kind::kTensor: return tensor_to_python(value.tensor(), may_share);
+    case Value::Kind::kSequence: {
+      py::list out;
+      for (const Tensor& t : value.sequence_items()) out.append(tensor_to_python(t, false));
+      return out;
+    }
+  }
+  return py::none();
+}
+
+}  // namespace onyx::python
