@@ -40,7 +40,8 @@ TEST(BadInput, MissingFile) {
 TEST(BadInput, EmptyBytes) { expect_error(load_error(""), StatusCode::kInvalidModel, "empty"); }
 
 TEST(BadInput, GarbageBytes) {
-  expect_error(load_error(std::string("\xff\xff\xff\xff garbage \x01\x02", 18)), StatusCode::kInvalidModel, "protobuf");
+  static const char kGarbage[] = "\xff\xff\xff\xff garbage \x01\x02";
+  expect_error(load_error(std::string(kGarbage, sizeof(kGarbage) - 1)), StatusCode::kInvalidModel, "protobuf");
 }
 
 TEST(BadInput, TruncatedModel) {
