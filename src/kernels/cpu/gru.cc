@@ -36,9 +36,9 @@ class GruKernel final : public Kernel {
       const bool reverse = attrs_.reverse(d);
       const rnn::Activation& f = attrs_.act(d, 0, 2);
       const rnn::Activation& g = attrs_.act(d, 1, 2);
-      const C* w = &in.w[size_t(d * g3 * in.input)];
-      const C* r = &in.r[size_t(d * g3 * hidden)];
-      const C* wb = &in.b[size_t(d * 2 * g3)];
+      const C* w = in.w.data() + size_t(d * g3 * in.input);
+      const C* r = in.r.data() + size_t(d * g3 * hidden);
+      const C* wb = in.b.data() + size_t(d * 2 * g3);
       const C* rb = wb + g3;
       const C* rbh = rb + 2 * hidden;
       // xw = X*W^T + Wb + Rb, leaving out Rbh when it is applied inside the reset product.
@@ -46,8 +46,8 @@ class GruKernel final : public Kernel {
       for (int64_t row = 0; row < seq * batch; ++row)
         for (int64_t j = 0; j < g3; ++j)
           xw[size_t(row * g3 + j)] += wb[j] + (linear_before_reset_ && j >= 2 * hidden ? C(0) : rb[j]);
-      C* h = &y_h[size_t(d * batch * hidden)];
-      std::copy_n(&in.h0[size_t(d * batch * hidden)], batch * hidden, h);
+      C* h = y_h.data() + size_t(d * batch * hidden);
+      std::copy_n(in.h0.data() + size_t(d * batch * hidden), batch * hidden, h);
       for (int64_t step = 0; step < seq; ++step) {
         if (linear_before_reset_) {
           rnn::matmul_nt(batch, g3, hidden, h, hidden, r, hidden, hr.data(), g3, false);
@@ -57,8 +57,8 @@ class GruKernel final : public Kernel {
         }
         for (int64_t b = 0; b < batch; ++b) {
           const int64_t t = rnn::time_index(reverse, step, in.seq_lens[size_t(b)]);
-          const C* xr = &xw[size_t(((t < 0 ? 0 : t) * batch + b) * g3)];
-          const C* hrb = &hr[size_t(b * g3)];
+          const C* xr = xw.data() + size_t(((t < 0 ? 0 : t) * batch + b) * g3);
+          const C* hrb = hr.data() + size_t(b * g3);
           for (int64_t j = 0; j < hidden; ++j) {
             z[size_t(b * hidden + j)] = f(rnn::clip_value(xr[j] + hrb[j], clip));
             const C rg = f(rnn::clip_value(xr[hidden + j] + hrb[hidden + j], clip));
@@ -72,9 +72,9 @@ class GruKernel final : public Kernel {
         for (int64_t b = 0; b < batch; ++b) {
           const int64_t t = rnn::time_index(reverse, step, in.seq_lens[size_t(b)]);
           if (t < 0) continue;
-          const C* xr = &xw[size_t((t * batch + b) * g3)];
-          const C* hh = &hr[size_t(b * g3 + 2 * hidden)];
-          C* yt = &y[size_t(((t * dirs + d) * batch + b) * hidden)];
+          const C* xr = xw.data() + size_t((t * batch + b) * g3);
+          const C* hh = hr.data() + size_t(b * g3 + 2 * hidden);
+          C* yt = y.data() + size_t(((t * dirs + d) * batch + b) * hidden);
           for (int64_t j = 0; j < hidden; ++j) {
             const size_t k = size_t(b * hidden + j);
             const C pre = linear_before_reset_ ? xr[2 * hidden + j] + rh[k] * (hh[j] + rbh[j])

@@ -36,28 +36,28 @@ class LstmKernel final : public Kernel {
       const rnn::Activation& f = attrs_.act(d, 0, 3);
       const rnn::Activation& g = attrs_.act(d, 1, 3);
       const rnn::Activation& hact = attrs_.act(d, 2, 3);
-      const C* w = &in.w[size_t(d * g4 * in.input)];
-      const C* r = &in.r[size_t(d * g4 * hidden)];
-      const C* wb = &in.b[size_t(d * 2 * g4)];
+      const C* w = in.w.data() + size_t(d * g4 * in.input);
+      const C* r = in.r.data() + size_t(d * g4 * hidden);
+      const C* wb = in.b.data() + size_t(d * 2 * g4);
       const C* rb = wb + g4;
-      const C* p_i = &in.p[size_t(d * 3 * hidden)];
+      const C* p_i = in.p.data() + size_t(d * 3 * hidden);
       const C* p_o = p_i + hidden;
       const C* p_f = p_o + hidden;
       rnn::matmul_nt(seq * batch, g4, in.input, in.x.data(), in.input, w, in.input, xw.data(), g4, false);
       for (int64_t row = 0; row < seq * batch; ++row)
         for (int64_t j = 0; j < g4; ++j) xw[size_t(row * g4 + j)] += wb[j] + rb[j];
-      C* h = &y_h[size_t(d * batch * hidden)];
-      C* c = &y_c[size_t(d * batch * hidden)];
-      std::copy_n(&in.h0[size_t(d * batch * hidden)], batch * hidden, h);
-      std::copy_n(&in.c0[size_t(d * batch * hidden)], batch * hidden, c);
+      C* h = y_h.data() + size_t(d * batch * hidden);
+      C* c = y_c.data() + size_t(d * batch * hidden);
+      std::copy_n(in.h0.data() + size_t(d * batch * hidden), batch * hidden, h);
+      std::copy_n(in.c0.data() + size_t(d * batch * hidden), batch * hidden, c);
       for (int64_t step = 0; step < seq; ++step) {
         rnn::matmul_nt(batch, g4, hidden, h, hidden, r, hidden, hr.data(), g4, false);
         for (int64_t b = 0; b < batch; ++b) {
           const int64_t t = rnn::time_index(reverse, step, in.seq_lens[size_t(b)]);
           if (t < 0) continue;
-          const C* xr = &xw[size_t((t * batch + b) * g4)];
-          const C* hrb = &hr[size_t(b * g4)];
-          C* yt = &y[size_t(((t * dirs + d) * batch + b) * hidden)];
+          const C* xr = xw.data() + size_t((t * batch + b) * g4);
+          const C* hrb = hr.data() + size_t(b * g4);
+          C* yt = y.data() + size_t(((t * dirs + d) * batch + b) * hidden);
           for (int64_t j = 0; j < hidden; ++j) {
             const size_t k = size_t(b * hidden + j);
             const C c_prev = c[k];

@@ -30,22 +30,22 @@ class RnnKernel final : public Kernel {
     for (int64_t d = 0; d < dirs; ++d) {
       const bool reverse = attrs_.reverse(d);
       const rnn::Activation& f = attrs_.act(d, 0, 1);
-      const C* w = &in.w[size_t(d * hidden * in.input)];
-      const C* r = &in.r[size_t(d * hidden * hidden)];
-      const C* wb = &in.b[size_t(d * 2 * hidden)];
+      const C* w = in.w.data() + size_t(d * hidden * in.input);
+      const C* r = in.r.data() + size_t(d * hidden * hidden);
+      const C* wb = in.b.data() + size_t(d * 2 * hidden);
       const C* rb = wb + hidden;
       rnn::matmul_nt(seq * batch, hidden, in.input, in.x.data(), in.input, w, in.input, xw.data(), hidden, false);
       for (int64_t row = 0; row < seq * batch; ++row)
         for (int64_t j = 0; j < hidden; ++j) xw[size_t(row * hidden + j)] += wb[j] + rb[j];
-      C* h = &y_h[size_t(d * batch * hidden)];
-      std::copy_n(&in.h0[size_t(d * batch * hidden)], batch * hidden, h);
+      C* h = y_h.data() + size_t(d * batch * hidden);
+      std::copy_n(in.h0.data() + size_t(d * batch * hidden), batch * hidden, h);
       for (int64_t step = 0; step < seq; ++step) {
         rnn::matmul_nt(batch, hidden, hidden, h, hidden, r, hidden, hr.data(), hidden, false);
         for (int64_t b = 0; b < batch; ++b) {
           const int64_t t = rnn::time_index(reverse, step, in.seq_lens[size_t(b)]);
           if (t < 0) continue;
-          const C* xr = &xw[size_t((t * batch + b) * hidden)];
-          C* yt = &y[size_t(((t * dirs + d) * batch + b) * hidden)];
+          const C* xr = xw.data() + size_t((t * batch + b) * hidden);
+          C* yt = y.data() + size_t(((t * dirs + d) * batch + b) * hidden);
           for (int64_t j = 0; j < hidden; ++j) {
             const C v = f(rnn::clip_value(xr[j] + hr[size_t(b * hidden + j)], attrs_.clip));
             h[b * hidden + j] = v;
