@@ -1,11 +1,14 @@
 // Window tables shared by AveragePool, MaxPool and LpPool: for every output position of a
-// resolved WindowGeometry, which input positions of its (N, C) plane the window covers.
+// resolved WindowGeometry, which input positions of its (N, C) plane the window covers; and
+// the attribute parsing and output loop those pools share.
 #pragma once
 #include <cstdint>
 #include <vector>
 
 #include "core/shape.h"
 #include "core/status.h"
+#include "kernels/dispatch.h"
+#include "kernels/kernel.h"
 #include "kernels/spatial.h"
 
 namespace onyx {
@@ -63,6 +66,35 @@ void PoolWindows::for_each_tap(int64_t o, F&& fn) const {
     }
     if (d == size_t(-1)) return;
   }
+}
+
+// Parses the window attributes of a pool, which needs kernel_shape.
+inline Status parse_pool_attrs(const KernelInfo& info, WindowAttrs* attrs) {
+  ONYX_RETURN_IF_ERROR(parse_window_attrs(info, attrs));
+  if (attrs->kernel_shape.empty()) return invalid_model("kernel_shape is required");
+  return Status::Ok();
+}
+
+// AveragePool and LpPool: resolves the geometry of input 0 (floating types), allocates
+// Y (N, C, out...) and sets each Y[p, o] = reduce(windows, plane p of X, o), where reduce is
+// called as reduce(const PoolWindows&, const T* plane, int64_t o) and returns a compute_t<T>.
+template <typename Reduce>
+Status compute_window_pool(KernelContext& ctx, const WindowAttrs& attrs, Reduce reduce) {
+  const Tensor& x = ctx.input(0);
+  ONYX_ASSIGN_OR_RETURN(WindowGeometry g, resolve_pool(attrs, x.shape()));
+  Shape y_shape{x.dim(0), x.dim(1)};
+  y_shape.insert(y_shape.end(), g.out.begin(), g.out.end());
+  ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), y_shape));
+  if (y->numel() == 0) return Status::Ok();
+  const PoolWindows windows(g);
+  return dispatch<ONYX_FLOAT_TYPES>(x.dtype(), [&]<typename T>() -> Status {
+    const int64_t planes = x.dim(0) * x.dim(1), in_size = g.in_size(), out_size = g.out_size();
+    const T* in = x.data<T>();
+    T* out = y->data<T>();
+    for (int64_t o = 0; o < out_size; ++o)
+      for (int64_t p = 0; p < planes; ++p) out[p * out_size + o] = static_cast<T>(reduce(windows, in + p * in_size, o));
+    return Status::Ok();
+  });
 }
 
 }  // namespace onyx

@@ -72,4 +72,31 @@ Status fill(Tensor& y, const Seed& seed, Distribution dist, double a, double b) 
   });
 }
 
+Status RandomKernel::prepare(const KernelInfo& info) {
+  seed_ = parse_seed(info);
+  a_ = info.attr_float(op_.a_attr, op_.a_default);
+  b_ = info.attr_float(op_.b_attr, op_.b_default);
+  if (!op_.like) {
+    if (!info.has_attr("shape")) return invalid_model(op_.name, " needs a 'shape' attribute");
+    shape_ = info.attr_ints("shape");
+    for (int64_t d : shape_)
+      if (d < 0) return invalid_model("shape has a negative dim ", d);
+  }
+  return parse_float_dtype(info, &dtype_);
+}
+
+Status RandomKernel::compute(KernelContext& ctx) const {
+  if (!op_.like) {
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, dtype_, shape_));
+    return fill(*y, seed_, op_.dist, a_, b_);
+  }
+  const Tensor& x = ctx.input(0);
+  if (!x.defined()) return invalid_argument(op_.name, " needs a tensor input");
+  const DataType dtype = dtype_ == DataType::kUndefined ? x.dtype() : dtype_;
+  if (!is_float_type(dtype))
+    return invalid_argument(op_.name, " without dtype needs a floating-point input, got ", data_type_name(dtype));
+  ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, dtype, x.shape()));
+  return fill(*y, seed_, op_.dist, a_, b_);
+}
+
 }  // namespace onyx::random

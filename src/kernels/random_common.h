@@ -33,4 +33,33 @@ enum class Distribution { kUniform, kNormal };
 // or mean + scale * N (kNormal, a = mean, b = scale).
 Status fill(Tensor& y, const Seed& seed, Distribution dist, double a, double b);
 
+// What tells RandomNormal, RandomUniform and their *Like forms apart.
+struct RandomOp {
+  const char* name;  // the op, for messages
+  Distribution dist;
+  const char* a_attr;  // 'mean' or 'low'
+  float a_default;
+  const char* b_attr;  // 'scale' or 'high'
+  float b_default;
+  // false: the shape is the 'shape' attribute and dtype defaults to float; true: the shape is
+  // input 0's and dtype defaults to its type, which must then be floating-point.
+  bool like;
+};
+
+// The kernel of those four ops; each op file derives from it, passing its RandomOp.
+class RandomKernel : public Kernel {
+ public:
+  explicit RandomKernel(const RandomOp& op)
+      : op_(op), a_(op.a_default), b_(op.b_default), dtype_(op.like ? DataType::kUndefined : DataType::kFloat) {}
+  Status prepare(const KernelInfo& info) override;
+  Status compute(KernelContext& ctx) const override;
+
+ private:
+  RandomOp op_;
+  Seed seed_;
+  float a_, b_;
+  Shape shape_;
+  DataType dtype_;
+};
+
 }  // namespace onyx::random

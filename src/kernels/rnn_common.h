@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <limits>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/parallel.h"
@@ -181,6 +182,28 @@ void matmul_nt(int64_t m, int64_t n, int64_t k, const C* a, int64_t lda, const C
       }
     }
   });
+}
+
+// Calls f.template operator()<T>() for the type T of input X (float, double or float16), as
+// f = []<typename T>() -> Status { ... }.
+template <typename F>
+Status dispatch_input_type(const KernelContext& ctx, F&& f) {
+  const DataType dtype = ctx.input(0).defined() ? ctx.input(0).dtype() : DataType::kUndefined;
+  return dispatch<float, double, Float16>(dtype, std::forward<F>(f));
+}
+
+// The input projection of direction d for all time steps at once:
+// xw [seq * batch, gates * hidden] = X * W_d^T + Wb_d + Rb_d, with Rb_d left out of the
+// columns from rb_end on (GRU's linear_before_reset applies that part inside the recurrence).
+template <typename C>
+void project_inputs(const Inputs<C>& in, int64_t d, int64_t gates, int64_t rb_end, std::vector<C>& xw) {
+  const int64_t width = gates * in.hidden, rows = in.seq * in.batch;
+  const C* w = in.w.data() + size_t(d * width * in.input);
+  const C* wb = in.b.data() + size_t(d * 2 * width);
+  const C* rb = wb + width;
+  matmul_nt(rows, width, in.input, in.x.data(), in.input, w, in.input, xw.data(), width, false);
+  for (int64_t row = 0; row < rows; ++row)
+    for (int64_t j = 0; j < width; ++j) xw[size_t(row * width + j)] += wb[j] + (j < rb_end ? rb[j] : C(0));
 }
 
 // Clips x to [-clip, clip] (no-op for an infinite clip).

@@ -18,4 +18,21 @@ inline int64_t default_softmax_axis(int64_t opset) { return opset >= 13 ? -1 : 1
 // Y = op(input 0) along the axis as described above.
 Status compute_softmax(KernelContext& ctx, SoftmaxKind kind, int64_t axis, int64_t opset);
 
+// The kernel of each of the three ops: reads 'axis' (default by opset) and runs compute_softmax.
+template <SoftmaxKind Kind>
+class SoftmaxFamilyKernel final : public Kernel {
+ public:
+  Status prepare(const KernelInfo& info) override {
+    opset_ = info.opset();
+    axis_ = info.attr_int("axis", default_softmax_axis(opset_));
+    return Status::Ok();
+  }
+
+  Status compute(KernelContext& ctx) const override { return compute_softmax(ctx, Kind, axis_, opset_); }
+
+ private:
+  int64_t opset_ = 13;
+  int64_t axis_ = -1;
+};
+
 }  // namespace onyx

@@ -1,5 +1,6 @@
 // ConvInteger: Conv over int8 / uint8 x and w minus their zero points (x_zero_point per
 // tensor, w_zero_point per tensor or per output channel), giving int32 (wrapping) sums.
+#include "kernels/conv_common.h"
 #include "kernels/conv_integer_common.h"
 #include "kernels/kernel.h"
 
@@ -8,12 +9,7 @@ namespace {
 
 class ConvIntegerKernel final : public Kernel {
  public:
-  Status prepare(const KernelInfo& info) override {
-    ONYX_RETURN_IF_ERROR(parse_window_attrs(info, &attrs_));
-    group_ = info.attr_int("group", 1);
-    if (group_ < 1) return invalid_model("group must be positive, got ", group_);
-    return Status::Ok();
-  }
+  Status prepare(const KernelInfo& info) override { return parse_conv_attrs(info, &attrs_, &group_); }
 
   Status compute(KernelContext& ctx) const override {
     ONYX_ASSIGN_OR_RETURN(IntegerConvResult r,

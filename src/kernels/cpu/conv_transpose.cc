@@ -5,10 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "kernels/dispatch.h"
-#include "kernels/gemm.h"
-#include "kernels/kernel.h"
-#include "kernels/spatial.h"
+#include "kernels/conv_common.h"
 
 namespace onyx {
 namespace {
@@ -16,9 +13,7 @@ namespace {
 class ConvTransposeKernel final : public Kernel {
  public:
   Status prepare(const KernelInfo& info) override {
-    ONYX_RETURN_IF_ERROR(parse_window_attrs(info, &attrs_));
-    group_ = info.attr_int("group", 1);
-    if (group_ < 1) return invalid_model("group must be positive, got ", group_);
+    ONYX_RETURN_IF_ERROR(parse_conv_attrs(info, &attrs_, &group_));
     output_padding_ = info.attr_ints("output_padding");
     output_shape_ = info.attr_ints("output_shape");
     for (int64_t v : output_padding_)
@@ -96,35 +91,13 @@ class ConvTransposeKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
+    ONYX_RETURN_IF_ERROR(check_conv_types(ctx));
     const Tensor& x = ctx.input(0);
     const Tensor& w = ctx.input(1);
-    const bool has_bias = ctx.has_input(2);
-    const Tensor& b = ctx.input(2);
-    if (w.dtype() != x.dtype() || (has_bias && b.dtype() != x.dtype()))
-      return invalid_argument("X, W and B must share one type, got ", x.describe(), ", ", w.describe(),
-                              has_bias ? ", " + b.describe() : std::string());
     ONYX_ASSIGN_OR_RETURN(WindowGeometry g, resolve(x.shape(), w.shape()));
     const int64_t batch = x.dim(0), channels = x.dim(1);
     const int64_t cg = channels / group_, mg = w.dim(1), maps = mg * group_;
-    if (has_bias && (b.rank() != 1 || b.dim(0) != maps))
-      return invalid_argument("bias ", b.describe(), " must have shape [", maps, "]");
-    Shape y_shape{batch, maps};
-    y_shape.insert(y_shape.end(), g.in.begin(), g.in.end());
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), y_shape));
-    if (y->numel() == 0) return Status::Ok();
-
-    return dispatch<ONYX_FLOAT_TYPES>(x.dtype(), [&]<typename T>() -> Status {
-      using CT = compute_t<T>;
-      std::vector<CT> xbuf, wbuf, ybuf;
-      const CT* xc = as_compute_type<CT>(x.data<T>(), x.numel(), xbuf);
-      const CT* wc = as_compute_type<CT>(w.data<T>(), w.numel(), wbuf);
-      CT* yc = nullptr;
-      if constexpr (std::is_same_v<T, CT>) {
-        yc = y->data<T>();  // zero-filled by allocate_output
-      } else {
-        ybuf.assign(size_t(y->numel()), CT(0));
-        yc = ybuf.data();
-      }
+    return run_float_conv(ctx, maps, g.in, [&]<typename CT>(const CT* xc, const CT* wc, CT* yc) {
       // X's positions are the forward geometry's output rows; work on a range of them at a time.
       const int64_t I = g.out_size(), O = g.in_size(), rows = mg * g.kernel_size();
       const int64_t x_rows = g.out_rows(), row_size = g.row_size();
@@ -142,18 +115,6 @@ class ConvTransposeKernel final : public Kernel {
           }
         }
       }
-      if (has_bias) {
-        const T* bias = b.data<T>();
-        for (int64_t i = 0; i < batch * maps; ++i) {
-          const CT bv = static_cast<CT>(bias[i % maps]);
-          for (int64_t o = 0; o < O; ++o) yc[i * O + o] += bv;
-        }
-      }
-      if constexpr (!std::is_same_v<T, CT>) {
-        T* out = y->data<T>();
-        for (int64_t i = 0; i < y->numel(); ++i) out[i] = static_cast<T>(yc[i]);
-      }
-      return Status::Ok();
     });
   }
 

@@ -14,10 +14,7 @@ class GruKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const DataType dtype = ctx.input(0).defined() ? ctx.input(0).dtype() : DataType::kUndefined;
-    return dispatch<float, double, Float16>(dtype, [&]<typename T>() -> Status {
-      return run<T, compute_t<T>>(ctx);
-    });
+    return rnn::dispatch_input_type(ctx, [&]<typename T>() -> Status { return run<T, compute_t<T>>(ctx); });
   }
 
  private:
@@ -36,16 +33,10 @@ class GruKernel final : public Kernel {
       const bool reverse = attrs_.reverse(d);
       const rnn::Activation& f = attrs_.act(d, 0, 2);
       const rnn::Activation& g = attrs_.act(d, 1, 2);
-      const C* w = in.w.data() + size_t(d * g3 * in.input);
       const C* r = in.r.data() + size_t(d * g3 * hidden);
-      const C* wb = in.b.data() + size_t(d * 2 * g3);
-      const C* rb = wb + g3;
-      const C* rbh = rb + 2 * hidden;
+      const C* rbh = in.b.data() + size_t(d * 2 * g3 + g3 + 2 * hidden);
       // xw = X*W^T + Wb + Rb, leaving out Rbh when it is applied inside the reset product.
-      rnn::matmul_nt(seq * batch, g3, in.input, in.x.data(), in.input, w, in.input, xw.data(), g3, false);
-      for (int64_t row = 0; row < seq * batch; ++row)
-        for (int64_t j = 0; j < g3; ++j)
-          xw[size_t(row * g3 + j)] += wb[j] + (linear_before_reset_ && j >= 2 * hidden ? C(0) : rb[j]);
+      rnn::project_inputs(in, d, 3, linear_before_reset_ ? 2 * hidden : g3, xw);
       C* h = y_h.data() + size_t(d * batch * hidden);
       std::copy_n(in.h0.data() + size_t(d * batch * hidden), batch * hidden, h);
       for (int64_t step = 0; step < seq; ++step) {

@@ -3,27 +3,7 @@
 #include "kernels/softmax_common.h"
 
 namespace onyx {
-namespace {
 
-class HardmaxKernel final : public Kernel {
- public:
-  Status prepare(const KernelInfo& info) override {
-    opset_ = info.opset();
-    axis_ = info.attr_int("axis", default_softmax_axis(opset_));
-    return Status::Ok();
-  }
-
-  Status compute(KernelContext& ctx) const override {
-    return compute_softmax(ctx, SoftmaxKind::kHardmax, axis_, opset_);
-  }
-
- private:
-  int64_t opset_ = 13;
-  int64_t axis_ = -1;
-};
-
-}  // namespace
-
-ONYX_REGISTER_KERNEL("", "Hardmax", 1, kLatestOpset, HardmaxKernel);
+ONYX_REGISTER_KERNEL("", "Hardmax", 1, kLatestOpset, SoftmaxFamilyKernel<SoftmaxKind::kHardmax>);
 
 }  // namespace onyx

@@ -14,10 +14,7 @@ class LstmKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const DataType dtype = ctx.input(0).defined() ? ctx.input(0).dtype() : DataType::kUndefined;
-    return dispatch<float, double, Float16>(dtype, [&]<typename T>() -> Status {
-      return run<T, compute_t<T>>(ctx);
-    });
+    return rnn::dispatch_input_type(ctx, [&]<typename T>() -> Status { return run<T, compute_t<T>>(ctx); });
   }
 
  private:
@@ -36,16 +33,11 @@ class LstmKernel final : public Kernel {
       const rnn::Activation& f = attrs_.act(d, 0, 3);
       const rnn::Activation& g = attrs_.act(d, 1, 3);
       const rnn::Activation& hact = attrs_.act(d, 2, 3);
-      const C* w = in.w.data() + size_t(d * g4 * in.input);
       const C* r = in.r.data() + size_t(d * g4 * hidden);
-      const C* wb = in.b.data() + size_t(d * 2 * g4);
-      const C* rb = wb + g4;
       const C* p_i = in.p.data() + size_t(d * 3 * hidden);
       const C* p_o = p_i + hidden;
       const C* p_f = p_o + hidden;
-      rnn::matmul_nt(seq * batch, g4, in.input, in.x.data(), in.input, w, in.input, xw.data(), g4, false);
-      for (int64_t row = 0; row < seq * batch; ++row)
-        for (int64_t j = 0; j < g4; ++j) xw[size_t(row * g4 + j)] += wb[j] + rb[j];
+      rnn::project_inputs(in, d, 4, g4, xw);
       C* h = y_h.data() + size_t(d * batch * hidden);
       C* c = y_c.data() + size_t(d * batch * hidden);
       std::copy_n(in.h0.data() + size_t(d * batch * hidden), batch * hidden, h);

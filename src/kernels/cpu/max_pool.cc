@@ -16,8 +16,7 @@ namespace {
 class MaxPoolKernel final : public Kernel {
  public:
   Status prepare(const KernelInfo& info) override {
-    ONYX_RETURN_IF_ERROR(parse_window_attrs(info, &attrs_));
-    if (attrs_.kernel_shape.empty()) return invalid_model("kernel_shape is required");
+    ONYX_RETURN_IF_ERROR(parse_pool_attrs(info, &attrs_));
     const int64_t order = info.attr_int("storage_order", 0);
     if (order != 0 && order != 1) return invalid_model("storage_order must be 0 or 1, got ", order);
     column_major_ = order == 1;

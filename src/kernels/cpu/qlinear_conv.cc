@@ -5,6 +5,7 @@
 #include <cmath>
 #include <vector>
 
+#include "kernels/conv_common.h"
 #include "kernels/conv_integer_common.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel.h"
@@ -15,12 +16,7 @@ namespace {
 
 class QLinearConvKernel final : public Kernel {
  public:
-  Status prepare(const KernelInfo& info) override {
-    ONYX_RETURN_IF_ERROR(parse_window_attrs(info, &attrs_));
-    group_ = info.attr_int("group", 1);
-    if (group_ < 1) return invalid_model("group must be positive, got ", group_);
-    return Status::Ok();
-  }
+  Status prepare(const KernelInfo& info) override { return parse_conv_attrs(info, &attrs_, &group_); }
 
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);

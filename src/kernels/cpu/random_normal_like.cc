@@ -6,30 +6,10 @@
 namespace onyx {
 namespace {
 
-class RandomNormalLikeKernel final : public Kernel {
+class RandomNormalLikeKernel final : public random::RandomKernel {
  public:
-  Status prepare(const KernelInfo& info) override {
-    seed_ = random::parse_seed(info);
-    mean_ = info.attr_float("mean", 0.0f);
-    scale_ = info.attr_float("scale", 1.0f);
-    return random::parse_float_dtype(info, &dtype_);
-  }
-
-  Status compute(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    if (!x.defined()) return invalid_argument("RandomNormalLike needs a tensor input");
-    const DataType dtype = dtype_ == DataType::kUndefined ? x.dtype() : dtype_;
-    if (!is_float_type(dtype))
-      return invalid_argument("RandomNormalLike without dtype needs a floating-point input, got ",
-                              data_type_name(dtype));
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, dtype, x.shape()));
-    return random::fill(*y, seed_, random::Distribution::kNormal, mean_, scale_);
-  }
-
- private:
-  random::Seed seed_;
-  float mean_ = 0.0f, scale_ = 1.0f;
-  DataType dtype_ = DataType::kUndefined;
+  RandomNormalLikeKernel()
+      : RandomKernel({"RandomNormalLike", random::Distribution::kNormal, "mean", 0.0f, "scale", 1.0f, /*like=*/true}) {}
 };
 
 }  // namespace

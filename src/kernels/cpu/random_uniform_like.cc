@@ -6,30 +6,10 @@
 namespace onyx {
 namespace {
 
-class RandomUniformLikeKernel final : public Kernel {
+class RandomUniformLikeKernel final : public random::RandomKernel {
  public:
-  Status prepare(const KernelInfo& info) override {
-    seed_ = random::parse_seed(info);
-    low_ = info.attr_float("low", 0.0f);
-    high_ = info.attr_float("high", 1.0f);
-    return random::parse_float_dtype(info, &dtype_);
-  }
-
-  Status compute(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    if (!x.defined()) return invalid_argument("RandomUniformLike needs a tensor input");
-    const DataType dtype = dtype_ == DataType::kUndefined ? x.dtype() : dtype_;
-    if (!is_float_type(dtype))
-      return invalid_argument("RandomUniformLike without dtype needs a floating-point input, got ",
-                              data_type_name(dtype));
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, dtype, x.shape()));
-    return random::fill(*y, seed_, random::Distribution::kUniform, low_, high_);
-  }
-
- private:
-  random::Seed seed_;
-  float low_ = 0.0f, high_ = 1.0f;
-  DataType dtype_ = DataType::kUndefined;
+  RandomUniformLikeKernel()
+      : RandomKernel({"RandomUniformLike", random::Distribution::kUniform, "low", 0.0f, "high", 1.0f, /*like=*/true}) {}
 };
 
 }  // namespace

@@ -12,10 +12,7 @@ class RnnKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const DataType dtype = ctx.input(0).defined() ? ctx.input(0).dtype() : DataType::kUndefined;
-    return dispatch<float, double, Float16>(dtype, [&]<typename T>() -> Status {
-      return run<T, compute_t<T>>(ctx);
-    });
+    return rnn::dispatch_input_type(ctx, [&]<typename T>() -> Status { return run<T, compute_t<T>>(ctx); });
   }
 
  private:
@@ -30,13 +27,8 @@ class RnnKernel final : public Kernel {
     for (int64_t d = 0; d < dirs; ++d) {
       const bool reverse = attrs_.reverse(d);
       const rnn::Activation& f = attrs_.act(d, 0, 1);
-      const C* w = in.w.data() + size_t(d * hidden * in.input);
       const C* r = in.r.data() + size_t(d * hidden * hidden);
-      const C* wb = in.b.data() + size_t(d * 2 * hidden);
-      const C* rb = wb + hidden;
-      rnn::matmul_nt(seq * batch, hidden, in.input, in.x.data(), in.input, w, in.input, xw.data(), hidden, false);
-      for (int64_t row = 0; row < seq * batch; ++row)
-        for (int64_t j = 0; j < hidden; ++j) xw[size_t(row * hidden + j)] += wb[j] + rb[j];
+      rnn::project_inputs(in, d, 1, hidden, xw);
       C* h = y_h.data() + size_t(d * batch * hidden);
       std::copy_n(in.h0.data() + size_t(d * batch * hidden), batch * hidden, h);
       for (int64_t step = 0; step < seq; ++step) {
