@@ -262,6 +262,13 @@ py::object value_to_python(const Value& value, bool may_share) {
       for (const Tensor& t : value.sequence_items()) out.append(tensor_to_python(t, false));
       return out;
     }
+    case Value::Kind::kMap: {  // a dict, as onnxruntime returns maps
+      py::dict out;
+      py::list keys = tensor_to_python(value.map_keys(), false).attr("tolist")();
+      py::list values = tensor_to_python(value.map_values(), false).attr("tolist")();
+      for (size_t i = 0; i < keys.size(); ++i) out[keys[i]] = values[i];
+      return out;
+    }
   }
   return py::none();
 }

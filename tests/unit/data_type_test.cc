@@ -37,3 +37,24 @@ TEST(DataType, NamesAndSizes) {
 
 }  // namespace
 }  // namespace onyx
+
+#include "core/value.h"
+
+namespace onyx {
+namespace {
+
+TEST(Value, MapHoldsParallelKeysAndValues) {
+  Tensor keys(DataType::kInt64, {2}), values(DataType::kFloat, {2});
+  keys.data<int64_t>()[1] = 7;
+  values.data<float>()[1] = 0.5f;
+  auto m = Value::map(keys, values);
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  EXPECT_TRUE(m->is_map());
+  EXPECT_EQ(m->map_keys().data<int64_t>()[1], 7);
+  EXPECT_EQ(m->map_values().data<float>()[1], 0.5f);
+  EXPECT_EQ(m->describe(), "map<int64,float32>[2]");
+  EXPECT_FALSE(Value::map(keys, Tensor(DataType::kFloat, {3})).ok());
+}
+
+}  // namespace
+}  // namespace onyx
