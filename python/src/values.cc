@@ -14,28 +14,12 @@ py::module_& numpy() {
   return *np;
 }
 
-// ONNX's element type names, as in "tensor(float)".
+// ONNX's element type names, as in "tensor(float)": onyx's own names but for the two
+// numpy-style ones (float32, float64).
 const char* onnx_type_name(DataType t) {
-  switch (t) {
-    case DataType::kFloat: return "float";
-    case DataType::kUInt8: return "uint8";
-    case DataType::kInt8: return "int8";
-    case DataType::kUInt16: return "uint16";
-    case DataType::kInt16: return "int16";
-    case DataType::kInt32: return "int32";
-    case DataType::kInt64: return "int64";
-    case DataType::kString: return "string";
-    case DataType::kBool: return "bool";
-    case DataType::kFloat16: return "float16";
-    case DataType::kDouble: return "double";
-    case DataType::kUInt32: return "uint32";
-    case DataType::kUInt64: return "uint64";
-    case DataType::kComplex64: return "complex64";
-    case DataType::kComplex128: return "complex128";
-    case DataType::kBFloat16: return "bfloat16";
-    case DataType::kUndefined: break;
-  }
-  return "undefined";
+  if (t == DataType::kFloat) return "float";
+  if (t == DataType::kDouble) return "double";
+  return data_type_name(t);
 }
 
 std::string tensor_type(DataType t) { return std::string("tensor(") + onnx_type_name(t) + ")"; }
