@@ -5,6 +5,7 @@
 #include "core/logging.h"
 #include "onnx/loader.h"
 #include "ops/infer_graph.h"
+#include "optimizer/pass_manager.h"
 #include "session/free_dims.h"
 #include "session/graph_plan.h"
 #include "session/profiler.h"
@@ -69,6 +70,14 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
   s->types_ = std::make_unique<ops::GraphTypes>(ops::infer_graph_types(s->model_->graph, s->model_->opsets));
   for (const auto& w : s->types_->warnings) log_message(LogLevel::kWarning, options.log_level, "static inference: " + w);
   mark("static_inference");
+  if (options.graph_optimization_level > 0) {
+    const auto manager = optimizer::PassManager::for_level(options.graph_optimization_level);
+    ONYX_ASSIGN_OR_RETURN(optimizer::OptimizeReport report,
+                          manager.run(*s->model_, *s->types_, options.log_level));
+    log_message(LogLevel::kInfo, options.log_level, "graph optimization (level " +
+                std::to_string(options.graph_optimization_level) + "): " + report.summary());
+    mark("graph_optimization");
+  }
   ONYX_ASSIGN_OR_RETURN(s->plan_, GraphPlan::build(s->model_->graph, s->model_->opsets, nullptr,
                                                    options.verify_shapes ? &s->types_->inferred : nullptr));
   mark("planning");

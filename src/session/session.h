@@ -19,9 +19,13 @@ namespace ops { struct GraphTypes; }
 
 struct SessionOptions {
   enum class ExecutionMode { kSequential, kParallel };
-  // Accepted for ONNX Runtime compatibility; no graph passes exist yet, so every level runs
-  // the graph as loaded.
-  int graph_optimization_level = 99;  // 0 disable, 1 basic, 2 extended, 99 all
+  // Graph optimisation (src/optimizer), run after the overrides and static inference and
+  // before planning: 0 none; 1 basic (constant folding, Constant to initializer, shape
+  // folding, dead-node, Identity, inference-Dropout and same-type Cast elimination); 2 (and 3)
+  // extended, adding fusions into com.microsoft ops (Gelu, FastGelu, BiasGelu,
+  // SkipLayerNormalization) and Conv+BatchNormalization folding; 99 all (also layout passes,
+  // none yet). Graph inputs and output names never change.
+  int graph_optimization_level = 99;
   // Accepted; kernels run on the calling thread until the intra-op pool lands.
   int intra_op_threads = 0;           // 0: one per core
   int inter_op_threads = 0;
