@@ -5,7 +5,7 @@ set -euo pipefail
 
 packages=(
   build-essential cmake ninja-build
-  libprotobuf-dev protobuf-compiler libonnx-dev
+  libprotobuf-dev protobuf-compiler libonnx-dev libdnnl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-testdata
   python3-numpy python3-onnx python3-pytest pybind11-dev python3-dev python3-venv

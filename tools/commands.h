@@ -9,6 +9,7 @@ namespace onyx::cli {
 int info_command(const std::vector<std::string>& args);
 int run_command(const std::vector<std::string>& args);
 int test_command(const std::vector<std::string>& args);
+int bench_command(const std::vector<std::string>& args);
 int profile_summary_command(const std::vector<std::string>& args);
 
 }  // namespace onyx::cli

@@ -17,6 +17,9 @@ void print_usage() {
       "               [FREE-DIMS] [--profile FILE]\n"
       "                                    run once and print the outputs and the time taken;\n"
       "                                    --profile writes a Chrome-trace JSON (Perfetto)\n"
+      "  onyx bench MODEL [--threads N] [--runs N] [--warmup N] [--batch N] [--seq N] [--json FILE]\n"
+      "               [--input NAME=FILE]... [--inputs-dir DIR] [FREE-DIMS] [--level 0|1|2|99] [--profile FILE]\n"
+      "                                    create time, first run, min/median/p90 latency, peak RSS\n"
       "  onyx test CASE_DIR...             run ONNX test cases (model.onnx + test_data_set_*)\n"
       "  onyx profile-summary FILE [--top N]\n"
       "                                    kernel time per op type from a --profile file\n\n"
@@ -35,6 +38,7 @@ int main(int argc, char** argv) {
   const std::vector<std::string> args(argv + 2, argv + argc);
   if (command == "info") return onyx::cli::info_command(args);
   if (command == "run") return onyx::cli::run_command(args);
+  if (command == "bench") return onyx::cli::bench_command(args);
   if (command == "test") return onyx::cli::test_command(args);
   if (command == "profile-summary") return onyx::cli::profile_summary_command(args);
   std::fprintf(stderr, "onyx: unknown command '%s'\n", command.c_str());

@@ -1,11 +1,32 @@
 #include "core/parallel.h"
 
+#include <algorithm>
+
+#include <omp.h>
+
 namespace onyx {
 
-// Serial for now; the intra-op pool (OpenMP, shared with oneDNN) plugs in here.
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
-  (void)grain;
-  if (n > 0) fn(0, n);
+  if (n <= 0) return;
+  grain = std::max<int64_t>(grain, 1);
+  const int64_t threads = omp_in_parallel() ? 1 : omp_get_max_threads();
+  const int64_t most_tasks = (n + grain - 1) / grain;
+  if (threads <= 1 || most_tasks <= 1) {
+    fn(0, n);
+    return;
+  }
+  // A few tiles per thread so that uneven tiles and a busy core even out.
+  const int64_t tasks = std::min(most_tasks, threads * 4);
+  const int64_t chunk = (n + tasks - 1) / tasks;
+  const int64_t count = (n + chunk - 1) / chunk;
+#pragma omp parallel for schedule(dynamic, 1) num_threads(int(std::min(threads, count)))
+  for (int64_t t = 0; t < count; ++t) fn(t * chunk, std::min(n, (t + 1) * chunk));
 }
+
+void set_intra_op_threads(int threads) {
+  omp_set_num_threads(threads > 0 ? threads : omp_get_num_procs());
+}
+
+int intra_op_threads() { return omp_in_parallel() ? 1 : omp_get_max_threads(); }
 
 }  // namespace onyx

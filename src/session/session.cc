@@ -3,6 +3,7 @@
 #include <set>
 
 #include "core/logging.h"
+#include "core/parallel.h"
 #include "onnx/loader.h"
 #include "ops/infer_graph.h"
 #include "optimizer/pass_manager.h"
@@ -160,6 +161,7 @@ Status Session::check_feed(const ir::ValueInfo& info, const Value& value) const 
 
 Result<std::vector<Value>> Session::run(const std::vector<std::pair<std::string, Value>>& feeds,
                                         const std::vector<std::string>& output_names) const {
+  set_intra_op_threads(options_.intra_op_threads);
   const auto& graph_inputs = model_->graph.inputs;
   std::vector<Value> inputs(graph_inputs.size());
   std::vector<bool> fed(graph_inputs.size(), false);

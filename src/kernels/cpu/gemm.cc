@@ -2,13 +2,16 @@
 // (K x N), and C (optional from opset 11) broadcasts unidirectionally to (M, N). The legacy
 // 'broadcast' attribute of opsets 1-6 needs no handling: a C that broadcasts is accepted.
 // Integer types need integral alpha and beta and wrap around like two's-complement hardware.
+// float32 runs through oneDNN (a constant B packed once, a [N] bias fused).
 #include <cmath>
+#include <memory>
 #include <type_traits>
 #include <vector>
 
 #include "kernels/dispatch.h"
 #include "kernels/gemm.h"
 #include "kernels/kernel.h"
+#include "kernels/onednn_matmul.h"
 
 namespace onyx {
 namespace {
@@ -20,6 +23,12 @@ class GemmKernel final : public Kernel {
     beta_ = info.attr_float("beta", 1.0f);
     trans_a_ = info.attr_int("transA", 0) != 0;
     trans_b_ = info.attr_int("transB", 0) != 0;
+    product_ = std::make_unique<onednn::MatMul>(onednn::MatMulEpilogue{.alpha = alpha_});
+    with_bias_ = std::make_unique<onednn::MatMul>(onednn::MatMulEpilogue{.alpha = 1.0f, .bias = true});
+    accumulating_ = std::make_unique<onednn::MatMul>(onednn::MatMulEpilogue{.alpha = alpha_, .accumulate = true});
+    if (const Tensor* b = info.constant_input(1); b && b->dtype() == DataType::kFloat) {
+      for (auto* mm : {product_.get(), with_bias_.get(), accumulating_.get()}) mm->set_constant_b(b->data<float>());
+    }
     return Status::Ok();
   }
 
@@ -47,6 +56,7 @@ class GemmKernel final : public Kernel {
     }
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, a.dtype(), Shape{m, n}));
     if (y->numel() == 0) return Status::Ok();
+    if (a.dtype() == DataType::kFloat && k > 0) return compute_float(a, b, has_c ? &c : nullptr, c_row_stride, c_col_stride, *y);
 
     return dispatch<ONYX_FLOAT_TYPES, int32_t, int64_t, uint32_t, uint64_t>(a.dtype(), [&]<typename T>() -> Status {
       using CT = std::conditional_t<std::is_integral_v<T>, uint64_t, compute_t<T>>;
@@ -88,6 +98,24 @@ class GemmKernel final : public Kernel {
   }
 
  private:
+  // Y = alpha * A' * B' + beta * C in float32 through oneDNN: C as a fused bias when it is a
+  // row [N] with alpha = beta = 1, else beta * C written into Y first and accumulated onto.
+  Status compute_float(const Tensor& a, const Tensor& b, const Tensor* c, int64_t c_row_stride, int64_t c_col_stride,
+                       Tensor& y) const {
+    const onednn::MatMulShape shape{.a = a.shape(), .b = b.shape(), .trans_a = trans_a_, .trans_b = trans_b_};
+    const int64_t m = y.dim(0), n = y.dim(1);
+    if (!c || beta_ == 0.0f) return product_->run(shape, a.data<float>(), b.data<float>(), nullptr, y.data<float>());
+    const bool row_bias = c_row_stride == 0 && c_col_stride == 1;
+    if (row_bias && alpha_ == 1.0f && beta_ == 1.0f)
+      return with_bias_->run(shape, a.data<float>(), b.data<float>(), c->data<float>(), y.data<float>());
+    const float* cp = c->data<float>();
+    float* yp = y.data<float>();
+    for (int64_t i = 0; i < m; ++i)
+      for (int64_t j = 0; j < n; ++j) yp[i * n + j] = beta_ * cp[i * c_row_stride + j * c_col_stride];
+    return accumulating_->run(shape, a.data<float>(), b.data<float>(), nullptr, yp);
+  }
+
+  std::unique_ptr<onednn::MatMul> product_, with_bias_, accumulating_;
   float alpha_ = 1, beta_ = 1;
   bool trans_a_ = false, trans_b_ = false;
 };

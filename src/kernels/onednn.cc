@@ -1,0 +1,56 @@
+#include "kernels/onednn.h"
+
+#include <cstdlib>
+#include <memory>
+
+namespace onyx::onednn {
+
+const dnnl::engine& engine() {
+  static const dnnl::engine cpu(dnnl::engine::kind::cpu, 0);
+  return cpu;
+}
+
+dnnl::stream& stream() {
+  thread_local dnnl::stream s(engine());
+  return s;
+}
+
+void* thread_scratch(ScratchSlot slot, size_t bytes) {
+  struct Free {
+    void operator()(void* p) const { std::free(p); }
+  };
+  thread_local std::unique_ptr<void, Free> buffers[kScratchSlots];
+  thread_local size_t capacity[kScratchSlots] = {};
+  if (bytes > capacity[slot]) {
+    const size_t grown = (bytes + 4095) / 4096 * 4096;
+    void* p = std::aligned_alloc(64, grown);
+    if (!p) throw std::bad_alloc();
+    buffers[slot].reset(p);
+    capacity[slot] = grown;
+  }
+  return buffers[slot].get();
+}
+
+dnnl::memory::dims dense_strides(const dnnl::memory::dims& d) {
+  dnnl::memory::dims s(d.size(), 1);
+  for (size_t i = d.size(); i-- > 1;) s[i - 1] = s[i] * d[i];
+  return s;
+}
+
+dnnl::primitive_attr base_attr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+void execute(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
+             std::unordered_map<int, dnnl::memory>& args) {
+  const dnnl::memory::desc scratch_md = pd.scratchpad_desc();
+  const size_t bytes = scratch_md.get_size();
+  if (bytes > 0) args[DNNL_ARG_SCRATCHPAD] = dnnl::memory(scratch_md, engine(), thread_scratch(kPrimitiveScratch, bytes));
+  dnnl::stream& s = stream();
+  prim.execute(s, args);
+  s.wait();
+}
+
+}  // namespace onyx::onednn

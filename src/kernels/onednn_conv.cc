@@ -1,0 +1,172 @@
+#include "kernels/onednn_conv.h"
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+#include <unordered_map>
+
+#include "kernels/onednn.h"
+
+namespace onyx::onednn {
+namespace {
+
+constexpr size_t kMaxCachedShapes = 32;
+
+using tag = dnnl::memory::format_tag;
+using dt = dnnl::memory::data_type;
+
+// Which layout the convolution computes in: "any" lets oneDNN choose (blocked on AVX-512),
+// "plain" computes on NCHW directly, "nhwc" on channels-last. ONYX_CONV_LAYOUT overrides the
+// default, for measuring.
+enum class Layout { kAny, kPlain, kChannelsLast };
+Layout inner_layout() {
+  static const Layout layout = [] {
+    const char* v = std::getenv("ONYX_CONV_LAYOUT");
+    if (v && !std::strcmp(v, "plain")) return Layout::kPlain;
+    if (v && !std::strcmp(v, "nhwc")) return Layout::kChannelsLast;
+    return Layout::kAny;
+  }();
+  return layout;
+}
+
+tag plain_tag(size_t rank) { return rank == 3 ? tag::ncw : rank == 4 ? tag::nchw : tag::ncdhw; }
+tag channels_last_tag(size_t rank) { return rank == 3 ? tag::nwc : rank == 4 ? tag::nhwc : tag::ndhwc; }
+
+dnnl::memory::desc activation_desc(const dnnl::memory::dims& d, Layout layout) {
+  switch (layout) {
+    case Layout::kPlain: return dnnl::memory::desc(d, dt::f32, plain_tag(d.size()));
+    case Layout::kChannelsLast: return dnnl::memory::desc(d, dt::f32, channels_last_tag(d.size()));
+    case Layout::kAny: break;
+  }
+  return dnnl::memory::desc(d, dt::f32, tag::any);
+}
+
+using Reorder = Conv::Reorder;
+
+// A reorder between two layouts of one tensor, with a user scratchpad (thread-safe).
+Reorder make_reorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to) {
+  Reorder r;
+  r.pd = dnnl::reorder::primitive_desc(engine(), from, engine(), to, base_attr());
+  r.prim = dnnl::reorder(r.pd);
+  return r;
+}
+
+void run_reorder(const Reorder& r, const dnnl::memory& from, const dnnl::memory& to) {
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  execute(r.prim, r.pd, args);
+}
+
+}  // namespace
+
+Result<std::shared_ptr<const Conv::Entry>> Conv::entry_for(const std::vector<int64_t>& x_shape,
+                                                           const std::vector<int64_t>& w_shape, int64_t group,
+                                                           const WindowGeometry& g, const float* w) const {
+  std::vector<int64_t> key = x_shape;
+  key.insert(key.end(), w_shape.begin(), w_shape.end());
+  key.push_back(group);
+  for (const auto* v : {&g.strides, &g.dilations, &g.pad_begin, &g.pad_end}) key.insert(key.end(), v->begin(), v->end());
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+
+  const int64_t maps = w_shape[0];
+  const dnnl::memory::dims x_dims = dims(x_shape);
+  dnnl::memory::dims y_dims = {x_shape[0], maps};
+  y_dims.insert(y_dims.end(), g.out.begin(), g.out.end());
+  dnnl::memory::dims w_dims = dims(w_shape);
+  if (group > 1) {
+    w_dims[0] = maps / group;
+    w_dims.insert(w_dims.begin(), group);
+  }
+  dnnl::memory::dims strides = dims(g.strides), dilations = dims(g.dilations), pad_l = dims(g.pad_begin),
+                     pad_r = dims(g.pad_end);
+  for (auto& d : dilations) d -= 1;  // oneDNN counts the gaps between taps
+
+  auto entry = std::make_shared<Entry>();
+  entry->x_user = dnnl::memory::desc(x_dims, dt::f32, plain_tag(x_dims.size()));
+  entry->y_user = dnnl::memory::desc(y_dims, dt::f32, plain_tag(y_dims.size()));
+  const dnnl::memory::desc w_plain(w_dims, dt::f32, dense_strides(w_dims));
+  const dnnl::memory::desc bias_md = epilogue_.bias ? dnnl::memory::desc({maps}, dt::f32, tag::a) : dnnl::memory::desc();
+  const Layout layout = inner_layout();
+
+  dnnl::primitive_attr attr = base_attr();
+  dnnl::post_ops ops;
+  if (epilogue_.accumulate) ops.append_sum(1.0f);
+  if (epilogue_.activation != dnnl::algorithm::undef)
+    ops.append_eltwise(1.0f, epilogue_.activation, epilogue_.activation_alpha, epilogue_.activation_beta);
+  attr.set_post_ops(ops);
+  auto make = [&](const dnnl::memory::desc& w_md) {
+    return dnnl::convolution_forward::primitive_desc(
+        dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct,
+                                        activation_desc(x_dims, layout), w_md, bias_md, activation_desc(y_dims, layout),
+                                        strides, dilations, pad_l, pad_r),
+        attr, engine());
+  };
+
+  Status s = guarded("convolution setup", [&] {
+    const bool packable = constant_w_ == w && w != nullptr;
+    if (packable && !packing_tried_) {
+      packing_tried_ = true;
+      auto pd = make(dnnl::memory::desc(w_dims, dt::f32, tag::any));
+      if (pd.weights_desc() != w_plain) {
+        auto packed = std::make_unique<dnnl::memory>(pd.weights_desc(), engine());
+        dnnl::memory src(w_plain, engine(), const_cast<float*>(w));
+        Reorder r = make_reorder(w_plain, pd.weights_desc());
+        run_reorder(r, src, *packed);
+        packed_w_ = std::move(packed);
+      }
+    }
+    if (packable && packed_w_) {
+      try {
+        entry->pd = make(packed_w_->get_desc());
+        entry->uses_packed_w = true;
+      } catch (const dnnl::error&) {
+        entry->uses_packed_w = false;  // this shape's primitive wants another layout: use w as stored
+      }
+    }
+    if (!entry->uses_packed_w) entry->pd = make(w_plain);
+    entry->prim = dnnl::convolution_forward(entry->pd);
+    entry->reorder_x = entry->pd.src_desc() != entry->x_user;
+    entry->reorder_y = entry->pd.dst_desc() != entry->y_user;
+    if (entry->reorder_x) entry->x_to_inner = make_reorder(entry->x_user, entry->pd.src_desc());
+    if (entry->reorder_y) {
+      entry->y_to_user = make_reorder(entry->pd.dst_desc(), entry->y_user);
+      if (epilogue_.accumulate) entry->y_to_inner = make_reorder(entry->y_user, entry->pd.dst_desc());
+    }
+  });
+  ONYX_RETURN_IF_ERROR(s);
+  if (cache_.size() >= kMaxCachedShapes) cache_.clear();  // dynamic shapes: keep the cache bounded
+  cache_.emplace(std::move(key), entry);
+  return std::shared_ptr<const Entry>(entry);
+}
+
+Status Conv::run(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape, int64_t group,
+                 const WindowGeometry& g, const float* x, const float* w, const float* bias, float* y) const {
+  if (!supports(g)) return invalid_argument("oneDNN convolution takes 1 to 3 spatial dims, got ", g.rank());
+  if (epilogue_.bias && !bias) return error(StatusCode::kInternal, "convolution bias expected");
+  ONYX_ASSIGN_OR_RETURN(auto entry, entry_for(x_shape, w_shape, group, g, w));
+  return guarded("convolution", [&] {
+    const dnnl::memory x_user(entry->x_user, engine(), const_cast<float*>(x));
+    const dnnl::memory y_user(entry->y_user, engine(), y);
+    dnnl::memory x_inner = x_user, y_inner = y_user;
+    if (entry->reorder_x) {
+      x_inner = dnnl::memory(entry->pd.src_desc(), engine(),
+                             thread_scratch(kSourceScratch, entry->pd.src_desc().get_size()));
+      run_reorder(entry->x_to_inner, x_user, x_inner);
+    }
+    if (entry->reorder_y) {
+      y_inner = dnnl::memory(entry->pd.dst_desc(), engine(),
+                             thread_scratch(kDestinationScratch, entry->pd.dst_desc().get_size()));
+      if (epilogue_.accumulate) run_reorder(entry->y_to_inner, y_user, y_inner);
+    }
+    std::unordered_map<int, dnnl::memory> args;
+    args[DNNL_ARG_SRC] = x_inner;
+    args[DNNL_ARG_WEIGHTS] =
+        entry->uses_packed_w ? *packed_w_ : dnnl::memory(entry->pd.weights_desc(), engine(), const_cast<float*>(w));
+    if (epilogue_.bias) args[DNNL_ARG_BIAS] = dnnl::memory(entry->pd.bias_desc(), engine(), const_cast<float*>(bias));
+    args[DNNL_ARG_DST] = y_inner;
+    execute(entry->prim, entry->pd, args);
+    if (entry->reorder_y) run_reorder(entry->y_to_user, y_inner, y_user);
+  });
+}
+
+}  // namespace onyx::onednn

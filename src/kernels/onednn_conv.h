@@ -1,0 +1,69 @@
+// Float32 N-d convolution (1 to 3 spatial dims) through oneDNN, shared by Conv and the fused
+// convolutions built on it.
+//
+//   y = activation(conv(x, w) [+ bias] [+ y])
+//
+// x is (N, C, D...) in NCHW order, w is (M, C / group, k...), y is (N, M, O...) in NCHW
+// order; bias is [M]. Inside, oneDNN may compute in a blocked layout: the input is reordered
+// into it and the result back, both in per-thread scratch memory. A constant w is packed
+// once, at the first run, into the layout the primitive prefers; primitives are cached per
+// input shape (bounded). run() is thread-safe.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "core/status.h"
+#include "kernels/spatial.h"
+
+namespace onyx::onednn {
+
+struct ConvEpilogue {
+  bool bias = false;
+  bool accumulate = false;  // add the convolution to what y holds (a residual)
+  dnnl::algorithm activation = dnnl::algorithm::undef;  // undef: none
+  float activation_alpha = 0.0f, activation_beta = 0.0f;
+};
+
+class Conv {
+ public:
+  explicit Conv(ConvEpilogue epilogue) : epilogue_(epilogue) {}
+  // w is constant: packed once and the packed copy used. `w` must stay valid and unchanged
+  // for this object's lifetime and be passed to every run().
+  void set_constant_w(const float* w) { constant_w_ = w; }
+  // True when oneDNN can take this geometry (1 to 3 spatial dims).
+  static bool supports(const WindowGeometry& g) { return g.rank() >= 1 && g.rank() <= 3; }
+  Status run(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape, int64_t group,
+             const WindowGeometry& g, const float* x, const float* w, const float* bias, float* y) const;
+
+ public:
+  struct Reorder {
+    dnnl::reorder::primitive_desc pd;
+    dnnl::reorder prim;
+  };
+
+ private:
+  struct Entry {
+    dnnl::convolution_forward::primitive_desc pd;
+    dnnl::convolution_forward prim;
+    dnnl::memory::desc x_user, y_user;  // NCHW as onyx stores them
+    bool reorder_x = false, reorder_y = false;
+    Reorder x_to_inner, y_to_user, y_to_inner;  // set when the matching reorder_* is
+    bool uses_packed_w = false;
+  };
+  Result<std::shared_ptr<const Entry>> entry_for(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape,
+                                                 int64_t group, const WindowGeometry& g, const float* w) const;
+
+  ConvEpilogue epilogue_;
+  const float* constant_w_ = nullptr;
+  mutable std::mutex mu_;
+  mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache_;
+  mutable std::unique_ptr<dnnl::memory> packed_w_;  // set once, under mu_
+  mutable bool packing_tried_ = false;
+};
+
+}  // namespace onyx::onednn

@@ -1,0 +1,129 @@
+#include "kernels/onednn_matmul.h"
+
+#include <algorithm>
+#include <unordered_map>
+
+#include "kernels/onednn.h"
+
+namespace onyx::onednn {
+namespace {
+
+constexpr size_t kMaxCachedShapes = 32;
+
+using dt = dnnl::memory::data_type;
+
+// The descriptor of an operand stored with dims `stored` (last two swapped when `trans`),
+// described in the logical [batch..., rows, cols] order oneDNN expects.
+dnnl::memory::desc operand_desc(const std::vector<int64_t>& stored, bool trans) {
+  dnnl::memory::dims d = dims(stored);
+  dnnl::memory::dims s = dense_strides(d);
+  if (trans) {
+    std::swap(d[d.size() - 1], d[d.size() - 2]);
+    std::swap(s[s.size() - 1], s[s.size() - 2]);
+  }
+  return f32_desc(d, s);
+}
+
+int64_t rows(const std::vector<int64_t>& stored, bool trans) { return stored[stored.size() - (trans ? 1 : 2)]; }
+int64_t cols(const std::vector<int64_t>& stored, bool trans) { return stored[stored.size() - (trans ? 2 : 1)]; }
+
+dnnl::memory::dims output_dims(const MatMulShape& s) {
+  const size_t r = s.a.size();
+  dnnl::memory::dims d(r);
+  for (size_t i = 0; i + 2 < r; ++i) d[i] = std::max(s.a[i], s.b[i]);
+  d[r - 2] = rows(s.a, s.trans_a);
+  d[r - 1] = cols(s.b, s.trans_b);
+  return d;
+}
+
+}  // namespace
+
+Status check_matmul_shape(const MatMulShape& s) {
+  if (s.a.size() < 2 || s.a.size() != s.b.size())
+    return invalid_argument("matmul operands must have one rank >= 2, got ranks ", s.a.size(), " and ", s.b.size());
+  for (size_t i = 0; i + 2 < s.a.size(); ++i)
+    if (s.a[i] != s.b[i] && s.a[i] != 1 && s.b[i] != 1)
+      return invalid_argument("matmul batch dim ", i, " does not broadcast: ", s.a[i], " vs ", s.b[i]);
+  if (cols(s.a, s.trans_a) != rows(s.b, s.trans_b))
+    return invalid_argument("matmul inner dims differ: ", cols(s.a, s.trans_a), " vs ", rows(s.b, s.trans_b));
+  return Status::Ok();
+}
+
+Result<std::shared_ptr<const MatMul::Entry>> MatMul::entry_for(const MatMulShape& shape, const float* b) const {
+  std::vector<int64_t> key = shape.a;
+  key.insert(key.end(), shape.b.begin(), shape.b.end());
+  key.push_back(shape.trans_a * 2 + shape.trans_b);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (auto it = cache_.find(key); it != cache_.end()) return it->second;
+
+  const dnnl::memory::desc a_md = operand_desc(shape.a, shape.trans_a);
+  const dnnl::memory::desc b_plain = operand_desc(shape.b, shape.trans_b);
+  const dnnl::memory::dims y_dims = output_dims(shape);
+  const dnnl::memory::desc y_md = f32_desc(y_dims, dense_strides(y_dims));
+  dnnl::memory::dims bias_dims(y_dims.size(), 1);
+  bias_dims.back() = y_dims.back();
+  const dnnl::memory::desc bias_md =
+      epilogue_.bias ? f32_desc(bias_dims, dense_strides(bias_dims)) : dnnl::memory::desc();
+
+  dnnl::primitive_attr attr = base_attr();
+  if (epilogue_.alpha != 1.0f) attr.set_output_scales(0, {epilogue_.alpha});
+  dnnl::post_ops ops;
+  if (epilogue_.accumulate) ops.append_sum(1.0f);
+  if (epilogue_.activation != dnnl::algorithm::undef)
+    ops.append_eltwise(1.0f, epilogue_.activation, epilogue_.activation_alpha, epilogue_.activation_beta);
+  attr.set_post_ops(ops);
+
+  auto make = [&](const dnnl::memory::desc& b_md) {
+    return dnnl::matmul::primitive_desc(dnnl::matmul::desc(a_md, b_md, bias_md, y_md), attr, engine());
+  };
+  auto entry = std::make_shared<Entry>();
+  Status s = guarded("matmul setup", [&] {
+    // A constant 2-D b is packed once, into the layout the first shape's primitive prefers.
+    const bool packable = constant_b_ == b && b != nullptr &&
+                          std::all_of(shape.b.begin(), shape.b.end() - 2, [](int64_t d) { return d == 1; });
+    if (packable && !packing_tried_) {
+      packing_tried_ = true;
+      dnnl::memory::desc any_md(b_plain.dims(), dt::f32, dnnl::memory::format_tag::any);
+      auto pd = make(any_md);
+      if (pd.weights_desc() != b_plain) {
+        auto packed = std::make_unique<dnnl::memory>(pd.weights_desc(), engine());
+        dnnl::memory src(b_plain, engine(), const_cast<float*>(b));
+        dnnl::reorder(src, *packed).execute(stream(), src, *packed);
+        stream().wait();
+        packed_b_ = std::move(packed);
+      }
+    }
+    if (packable && packed_b_) {
+      try {
+        entry->pd = make(packed_b_->get_desc());
+        entry->uses_packed_b = true;
+      } catch (const dnnl::error&) {
+        entry->uses_packed_b = false;  // this shape's primitive wants another layout: use b as stored
+      }
+    }
+    if (!entry->uses_packed_b) entry->pd = make(b_plain);
+    entry->prim = dnnl::matmul(entry->pd);
+  });
+  ONYX_RETURN_IF_ERROR(s);
+  if (cache_.size() >= kMaxCachedShapes) cache_.clear();  // dynamic shapes: keep the cache bounded
+  cache_.emplace(std::move(key), entry);
+  return std::shared_ptr<const Entry>(entry);
+}
+
+Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, const float* bias, float* y) const {
+  ONYX_RETURN_IF_ERROR(check_matmul_shape(shape));
+  if (epilogue_.bias && (!bias || epilogue_.alpha != 1.0f))
+    return error(StatusCode::kInternal, "matmul bias needs a bias pointer and alpha 1");
+  ONYX_ASSIGN_OR_RETURN(auto entry, entry_for(shape, b));
+  return guarded("matmul", [&] {
+    std::unordered_map<int, dnnl::memory> args;
+    args[DNNL_ARG_SRC] = dnnl::memory(entry->pd.src_desc(), engine(), const_cast<float*>(a));
+    if (entry->uses_packed_b) args[DNNL_ARG_WEIGHTS] = *packed_b_;
+    else args[DNNL_ARG_WEIGHTS] = dnnl::memory(entry->pd.weights_desc(), engine(), const_cast<float*>(b));
+    if (epilogue_.bias) args[DNNL_ARG_BIAS] = dnnl::memory(entry->pd.bias_desc(), engine(), const_cast<float*>(bias));
+    args[DNNL_ARG_DST] = dnnl::memory(entry->pd.dst_desc(), engine(), y);
+    execute(entry->prim, entry->pd, args);
+  });
+}
+
+}  // namespace onyx::onednn

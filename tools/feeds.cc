@@ -1,0 +1,136 @@
+#include "feeds.h"
+
+#include <algorithm>
+#include <cctype>
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "npy.h"
+#include "onnx/loader.h"
+
+namespace onyx::cli {
+namespace fs = std::filesystem;
+namespace {
+
+// True when `name` can be used as a file name in a folder as it is.
+bool plain_file_name(const std::string& name) {
+  if (name.empty() || name == "." || name == "..") return false;
+  for (char c : name)
+    if (!(std::isalnum(static_cast<unsigned char>(c)) || c == '_' || c == '-' || c == '.')) return false;
+  return true;
+}
+
+Result<Value> random_input(const ir::ValueInfo& vi, const FeedArgs& args, std::mt19937& rng) {
+  if (vi.type.kind != ir::TypeInfo::Kind::kTensor)
+    return not_implemented("--random-inputs cannot make a value for non-tensor input '", vi.name, "'");
+  Shape shape;
+  for (size_t i = 0; i < vi.type.shape.dims.size(); ++i) {
+    const Dim& d = vi.type.shape.dims[i];
+    int64_t size = 1;
+    if (d.value) {
+      size = *d.value;
+    } else if (auto it = args.random_dims.find(d.symbol); !d.symbol.empty() && it != args.random_dims.end()) {
+      size = it->second;
+    } else if (i == 0 && args.random_batch > 0) {
+      size = args.random_batch;
+    } else if (i == 1 && args.random_seq > 0) {
+      size = args.random_seq;
+    }
+    shape.push_back(size);
+  }
+  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(vi.type.elem_type, shape));
+  std::uniform_real_distribution<float> uni(0.f, 1.f);
+  const int64_t high = std::max<int64_t>(1, args.random_int_high);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    const float v = uni(rng);
+    switch (t.dtype()) {
+      case DataType::kFloat: t.data<float>()[i] = v; break;
+      case DataType::kDouble: t.data<double>()[i] = v; break;
+      case DataType::kFloat16: t.data<Float16>()[i] = Float16(v); break;
+      case DataType::kInt64: t.data<int64_t>()[i] = std::min(high - 1, int64_t(v * float(high))); break;
+      case DataType::kInt32: t.data<int32_t>()[i] = int32_t(std::min(high - 1, int64_t(v * float(high)))); break;
+      case DataType::kUInt8: t.data<uint8_t>()[i] = uint8_t(v * 255); break;
+      case DataType::kInt8: t.data<int8_t>()[i] = int8_t(v * 255 - 128); break;
+      case DataType::kBool: t.data<bool>()[i] = v > 0.5f; break;
+      default: return not_implemented("--random-inputs does not fill ", data_type_name(t.dtype()), " inputs");
+    }
+  }
+  return Value(std::move(t));
+}
+
+Result<Value> read_input(const std::string& path, const ir::TypeInfo& type) {
+  if (fs::path(path).extension() == ".npy") {
+    ONYX_ASSIGN_OR_RETURN(Tensor t, read_npy(path));
+    return Value(std::move(t));
+  }
+  return onnx_format::load_value_file(path, type);
+}
+
+}  // namespace
+
+Result<std::vector<std::pair<std::string, Value>>> gather_feeds(const Session& session, const FeedArgs& args) {
+  std::vector<std::pair<std::string, Value>> feeds;
+  std::vector<const ir::ValueInfo*> feedable;
+  for (const auto& vi : session.inputs())
+    if (!session.input_has_default(vi.name)) feedable.push_back(&vi);
+  auto given = [&](const std::string& name) {
+    for (const auto& f : feeds)
+      if (f.first == name) return true;
+    return false;
+  };
+  for (const auto& [name, path] : args.inputs) {
+    const ir::ValueInfo* info = nullptr;
+    for (const auto* vi : feedable)
+      if (vi->name == name) info = vi;
+    if (!info) return not_found("the model has no input named '", name, "'");
+    ONYX_ASSIGN_OR_RETURN(Value v, read_input(path, info->type));
+    feeds.emplace_back(name, std::move(v));
+  }
+  if (!args.inputs_dir.empty()) {
+    if (!fs::is_directory(args.inputs_dir)) return not_found("no folder '", args.inputs_dir, "'");
+    for (size_t k = 0; k < feedable.size(); ++k) {
+      const ir::ValueInfo& vi = *feedable[k];
+      if (given(vi.name)) continue;
+      const fs::path npy = fs::path(args.inputs_dir) / (vi.name + ".npy");
+      const fs::path pb = fs::path(args.inputs_dir) / ("input_" + std::to_string(k) + ".pb");
+      if (plain_file_name(vi.name) && fs::exists(npy)) {
+        ONYX_ASSIGN_OR_RETURN(Value v, read_input(npy.string(), vi.type));
+        feeds.emplace_back(vi.name, std::move(v));
+      } else if (fs::exists(pb)) {
+        ONYX_ASSIGN_OR_RETURN(Value v, onnx_format::load_value_file(pb.string(), vi.type));
+        feeds.emplace_back(vi.name, std::move(v));
+      }
+    }
+  }
+  if (args.random_inputs) {
+    std::mt19937 rng(0);
+    for (const auto* vi : feedable) {
+      if (given(vi->name)) continue;
+      ONYX_ASSIGN_OR_RETURN(Value v, random_input(*vi, args, rng));
+      feeds.emplace_back(vi->name, std::move(v));
+    }
+  }
+  return feeds;
+}
+
+Status write_outputs(const Session& session, const std::vector<Value>& outputs, const std::string& dir) {
+  std::error_code ec;
+  fs::create_directories(dir, ec);
+  if (ec) return invalid_argument("cannot create '", dir, "': ", ec.message());
+  for (size_t k = 0; k < outputs.size(); ++k) {
+    const std::string& name = session.outputs()[k].name;
+    const std::string base = (fs::path(dir) / ("output_" + std::to_string(k))).string();
+    ONYX_ASSIGN_OR_RETURN(std::string bytes, onnx_format::serialize_value(outputs[k], name));
+    std::ofstream(base + ".pb", std::ios::binary) << bytes;
+    if (outputs[k].is_tensor() && outputs[k].tensor().dtype() != DataType::kString) {
+      ONYX_RETURN_IF_ERROR(write_npy(outputs[k].tensor(), base + ".npy"));
+      const bool like_numbered = name.rfind("output_", 0) == 0;  // would collide with output_K.npy
+      if (plain_file_name(name) && !like_numbered)
+        ONYX_RETURN_IF_ERROR(write_npy(outputs[k].tensor(), (fs::path(dir) / (name + ".npy")).string()));
+    }
+  }
+  return Status::Ok();
+}
+
+}  // namespace onyx::cli

@@ -1,0 +1,59 @@
+// Gathering a run's feeds from the command line, shared by `onyx run` and `onyx bench`:
+// --input NAME=FILE, --inputs-dir DIR, --random-inputs, and writing outputs to a folder.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "core/status.h"
+#include "core/value.h"
+#include "session/session.h"
+
+namespace onyx::cli {
+
+struct FeedArgs {
+  std::vector<std::pair<std::string, std::string>> inputs;  // NAME=FILE (.npy or .pb)
+  std::string inputs_dir;  // <name>.npy per input, else input_K.pb in graph-input order
+  bool random_inputs = false;
+  // Sizes for symbolic dims of random inputs, by dim_param name; others become 1.
+  std::map<std::string, int64_t> random_dims;
+  // Sizes for the first / second dim of random inputs when symbolic (0: not given).
+  int64_t random_batch = 0, random_seq = 0;
+  // Random integers are drawn from [0, random_int_high).
+  int64_t random_int_high = 10;
+};
+
+// Handles --input, --inputs-dir and --random-inputs; returns true when `flag` was one of
+// them (its value, if any, taken with `next`).
+template <typename Next>
+Result<bool> parse_feed_flag(const std::string& flag, Next&& next, FeedArgs& out) {
+  if (flag == "--input") {
+    ONYX_ASSIGN_OR_RETURN(std::string v, next());
+    const size_t eq = v.find('=');
+    if (eq == std::string::npos || eq == 0) return invalid_argument("--input takes NAME=FILE, got '", v, "'");
+    out.inputs.emplace_back(v.substr(0, eq), v.substr(eq + 1));
+    return true;
+  }
+  if (flag == "--inputs-dir") {
+    ONYX_ASSIGN_OR_RETURN(out.inputs_dir, next());
+    return true;
+  }
+  if (flag == "--random-inputs") {
+    out.random_inputs = true;
+    return true;
+  }
+  return false;
+}
+
+// The feeds for `session`. Random values (when asked) fill every feedable input not given
+// otherwise: floats uniform in [0, 1), integers in [0, random_int_high), booleans
+// half true.
+Result<std::vector<std::pair<std::string, Value>>> gather_feeds(const Session& session, const FeedArgs& args);
+
+// Writes outputs[k] as DIR/output_K.pb and, for non-string tensors, DIR/output_K.npy, plus
+// DIR/<name>.npy when the output's name is a plain file name not of the form output_*.
+Status write_outputs(const Session& session, const std::vector<Value>& outputs, const std::string& dir);
+
+}  // namespace onyx::cli
