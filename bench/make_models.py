@@ -1,0 +1,371 @@
+#!/usr/bin/python3
+"""Builds the benchmark models: random weights, fixed seeds, torch.onnx.export at opset 17.
+
+    /usr/bin/python3 bench/make_models.py [OUTDIR] [--models a,b] [--force]
+
+OUTDIR defaults to bench/models/ (gitignored: the models are never committed). A model that is
+already there is skipped unless --force. Needs torch + torchvision (bench/setup.sh).
+
+  resnet50.onnx      torchvision ResNet-50      input  float32 input [batch,3,224,224] -> logits [batch,1000]
+  mobilenet_v2.onnx  torchvision MobileNetV2    input  float32 input [batch,3,224,224] -> logits [batch,1000]
+  bert_base.onnx     BERT-base encoder written like Hugging Face's BertModel (no pooler)
+                     int64 input_ids, attention_mask, token_type_ids [batch,sequence]
+                     -> last_hidden_state [batch,sequence,768]
+  gpt2_small.onnx    GPT-2-small decoder written like Hugging Face's GPT2LMHeadModel (no KV cache)
+                     int64 input_ids [batch,sequence] -> logits [batch,sequence,50257]
+"""
+import argparse
+import math
+import os
+import sys
+import time
+
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+OPSET = 17
+SEED = 0
+
+
+# ---------------------------------------------------------------------------------------------
+# BERT-base, after transformers' modeling_bert.py (BertModel without the pooler), eval mode:
+# dropout is omitted.
+
+class BertConfig:
+    vocab_size = 30522
+    hidden_size = 768
+    num_hidden_layers = 12
+    num_attention_heads = 12
+    intermediate_size = 3072
+    max_position_embeddings = 512
+    type_vocab_size = 2
+    layer_norm_eps = 1e-12
+    initializer_range = 0.02
+
+
+class BertEmbeddings(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.word_embeddings = nn.Embedding(c.vocab_size, c.hidden_size)
+        self.position_embeddings = nn.Embedding(c.max_position_embeddings, c.hidden_size)
+        self.token_type_embeddings = nn.Embedding(c.type_vocab_size, c.hidden_size)
+        self.LayerNorm = nn.LayerNorm(c.hidden_size, eps=c.layer_norm_eps)
+        self.register_buffer("position_ids", torch.arange(c.max_position_embeddings).expand((1, -1)))
+
+    def forward(self, input_ids, token_type_ids):
+        seq_length = input_ids.size(1)
+        position_ids = self.position_ids[:, :seq_length]
+        embeddings = self.word_embeddings(input_ids) + self.token_type_embeddings(token_type_ids)
+        embeddings = embeddings + self.position_embeddings(position_ids)
+        return self.LayerNorm(embeddings)
+
+
+class BertSelfAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.num_attention_heads = c.num_attention_heads
+        self.attention_head_size = c.hidden_size // c.num_attention_heads
+        self.all_head_size = self.num_attention_heads * self.attention_head_size
+        self.query = nn.Linear(c.hidden_size, self.all_head_size)
+        self.key = nn.Linear(c.hidden_size, self.all_head_size)
+        self.value = nn.Linear(c.hidden_size, self.all_head_size)
+
+    def transpose_for_scores(self, x):
+        new_x_shape = x.size()[:-1] + (self.num_attention_heads, self.attention_head_size)
+        return x.view(new_x_shape).permute(0, 2, 1, 3)
+
+    def forward(self, hidden_states, attention_mask):
+        query_layer = self.transpose_for_scores(self.query(hidden_states))
+        key_layer = self.transpose_for_scores(self.key(hidden_states))
+        value_layer = self.transpose_for_scores(self.value(hidden_states))
+        attention_scores = torch.matmul(query_layer, key_layer.transpose(-1, -2))
+        attention_scores = attention_scores / math.sqrt(self.attention_head_size)
+        attention_scores = attention_scores + attention_mask
+        attention_probs = nn.functional.softmax(attention_scores, dim=-1)
+        context_layer = torch.matmul(attention_probs, value_layer)
+        context_layer = context_layer.permute(0, 2, 1, 3).contiguous()
+        new_context_layer_shape = context_layer.size()[:-2] + (self.all_head_size,)
+        return context_layer.view(new_context_layer_shape)
+
+
+class BertSelfOutput(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c.hidden_size, c.hidden_size)
+        self.LayerNorm = nn.LayerNorm(c.hidden_size, eps=c.layer_norm_eps)
+
+    def forward(self, hidden_states, input_tensor):
+        return self.LayerNorm(self.dense(hidden_states) + input_tensor)
+
+
+class BertAttention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.self = BertSelfAttention(c)
+        self.output = BertSelfOutput(c)
+
+    def forward(self, hidden_states, attention_mask):
+        return self.output(self.self(hidden_states, attention_mask), hidden_states)
+
+
+class BertIntermediate(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c.hidden_size, c.intermediate_size)
+
+    def forward(self, hidden_states):
+        return F.gelu(self.dense(hidden_states))  # exact (erf) GELU, transformers' "gelu"
+
+
+class BertOutput(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.dense = nn.Linear(c.intermediate_size, c.hidden_size)
+        self.LayerNorm = nn.LayerNorm(c.hidden_size, eps=c.layer_norm_eps)
+
+    def forward(self, hidden_states, input_tensor):
+        return self.LayerNorm(self.dense(hidden_states) + input_tensor)
+
+
+class BertLayer(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.attention = BertAttention(c)
+        self.intermediate = BertIntermediate(c)
+        self.output = BertOutput(c)
+
+    def forward(self, hidden_states, attention_mask):
+        attention_output = self.attention(hidden_states, attention_mask)
+        return self.output(self.intermediate(attention_output), attention_output)
+
+
+class BertModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.embeddings = BertEmbeddings(c)
+        self.encoder = nn.ModuleList([BertLayer(c) for _ in range(c.num_hidden_layers)])
+        self.apply(lambda m: init_hf_weights(m, c.initializer_range))
+
+    def forward(self, input_ids, attention_mask, token_type_ids):
+        # get_extended_attention_mask: [batch, 1, 1, seq], 0 where attended, finfo.min where masked.
+        extended = attention_mask[:, None, None, :].to(torch.float32)
+        extended = (1.0 - extended) * torch.finfo(torch.float32).min
+        hidden_states = self.embeddings(input_ids, token_type_ids)
+        for layer in self.encoder:
+            hidden_states = layer(hidden_states, extended)
+        return hidden_states
+
+
+# ---------------------------------------------------------------------------------------------
+# GPT-2 small, after transformers' modeling_gpt2.py (GPT2LMHeadModel, no KV cache), eval mode.
+# The HF Conv1D (addmm on a [in, out] weight) is an nn.Linear here.
+
+class GPT2Config:
+    vocab_size = 50257
+    n_positions = 1024
+    n_embd = 768
+    n_layer = 12
+    n_head = 12
+    layer_norm_epsilon = 1e-5
+    initializer_range = 0.02
+
+
+def gelu_new(x):
+    # transformers' NewGELUActivation: the tanh approximation, as GPT-2 was trained with.
+    return 0.5 * x * (1.0 + torch.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * torch.pow(x, 3.0))))
+
+
+class GPT2Attention(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        n = c.n_positions
+        self.register_buffer("bias", torch.tril(torch.ones((n, n), dtype=torch.bool)).view(1, 1, n, n))
+        self.embed_dim = c.n_embd
+        self.num_heads = c.n_head
+        self.head_dim = c.n_embd // c.n_head
+        self.c_attn = nn.Linear(c.n_embd, 3 * c.n_embd)
+        self.c_proj = nn.Linear(c.n_embd, c.n_embd)
+
+    def _split_heads(self, tensor):
+        new_shape = tensor.size()[:-1] + (self.num_heads, self.head_dim)
+        return tensor.view(new_shape).permute(0, 2, 1, 3)  # (batch, head, seq, head_dim)
+
+    def _merge_heads(self, tensor):
+        tensor = tensor.permute(0, 2, 1, 3).contiguous()
+        return tensor.view(tensor.size()[:-2] + (self.num_heads * self.head_dim,))
+
+    def forward(self, hidden_states):
+        query, key, value = self.c_attn(hidden_states).split(self.embed_dim, dim=2)
+        query, key, value = self._split_heads(query), self._split_heads(key), self._split_heads(value)
+        attn_weights = torch.matmul(query, key.transpose(-1, -2))
+        attn_weights = attn_weights / (value.size(-1) ** 0.5)
+        query_length, key_length = query.size(-2), key.size(-2)
+        causal_mask = self.bias[:, :, key_length - query_length : key_length, :key_length]
+        mask_value = torch.tensor(torch.finfo(attn_weights.dtype).min, dtype=attn_weights.dtype)
+        attn_weights = torch.where(causal_mask, attn_weights, mask_value)
+        attn_weights = nn.functional.softmax(attn_weights, dim=-1)
+        attn_output = self._merge_heads(torch.matmul(attn_weights, value))
+        return self.c_proj(attn_output)
+
+
+class GPT2MLP(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.c_fc = nn.Linear(c.n_embd, 4 * c.n_embd)
+        self.c_proj = nn.Linear(4 * c.n_embd, c.n_embd)
+
+    def forward(self, hidden_states):
+        return self.c_proj(gelu_new(self.c_fc(hidden_states)))
+
+
+class GPT2Block(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.ln_1 = nn.LayerNorm(c.n_embd, eps=c.layer_norm_epsilon)
+        self.attn = GPT2Attention(c)
+        self.ln_2 = nn.LayerNorm(c.n_embd, eps=c.layer_norm_epsilon)
+        self.mlp = GPT2MLP(c)
+
+    def forward(self, hidden_states):
+        hidden_states = hidden_states + self.attn(self.ln_1(hidden_states))
+        return hidden_states + self.mlp(self.ln_2(hidden_states))
+
+
+class GPT2LMHeadModel(nn.Module):
+    def __init__(self, c):
+        super().__init__()
+        self.wte = nn.Embedding(c.vocab_size, c.n_embd)
+        self.wpe = nn.Embedding(c.n_positions, c.n_embd)
+        self.h = nn.ModuleList([GPT2Block(c) for _ in range(c.n_layer)])
+        self.ln_f = nn.LayerNorm(c.n_embd, eps=c.layer_norm_epsilon)
+        self.lm_head = nn.Linear(c.n_embd, c.vocab_size, bias=False)
+        self.apply(lambda m: init_hf_weights(m, c.initializer_range))
+        for name, p in self.named_parameters():  # GPT-2's scaled init of the residual projections
+            if name.endswith("c_proj.weight"):
+                nn.init.normal_(p, mean=0.0, std=c.initializer_range / math.sqrt(2 * c.n_layer))
+        self.lm_head.weight = self.wte.weight  # tied
+
+    def forward(self, input_ids):
+        position_ids = torch.arange(0, input_ids.size(-1), dtype=torch.long).unsqueeze(0)
+        hidden_states = self.wte(input_ids) + self.wpe(position_ids)
+        for block in self.h:
+            hidden_states = block(hidden_states)
+        return self.lm_head(self.ln_f(hidden_states))
+
+
+def init_hf_weights(module, std):
+    if isinstance(module, (nn.Linear, nn.Embedding)):
+        nn.init.normal_(module.weight, mean=0.0, std=std)
+        if isinstance(module, nn.Linear) and module.bias is not None:
+            nn.init.zeros_(module.bias)
+    elif isinstance(module, nn.LayerNorm):
+        nn.init.ones_(module.weight)
+        nn.init.zeros_(module.bias)
+
+
+# ---------------------------------------------------------------------------------------------
+
+def make_vision(factory):
+    def make():
+        model = factory(weights=None)
+        calibrate_batch_norm(model)
+        image = torch.randn(1, 3, 224, 224)
+        return model, (image,), ["input"], ["logits"], {"input": {0: "batch"}, "logits": {0: "batch"}}
+    return make
+
+
+def calibrate_batch_norm(model, images=8):
+    """Sets every BatchNorm's running mean/var from one random batch (cumulative average), so that
+    activations stay O(1) as in a trained network; with torchvision's fresh statistics (mean 0,
+    var 1) MobileNetV2's logits shrink to ~1e-9 and ResNet-50's grow to ~1e2."""
+    for m in model.modules():
+        if isinstance(m, nn.modules.batchnorm._BatchNorm):
+            m.reset_running_stats()
+            m.momentum = None
+    model.train()
+    with torch.no_grad():
+        model(torch.randn(images, 3, 224, 224))
+    model.eval()
+
+
+def make_bert():
+    model = BertModel(BertConfig())
+    batch, seq = 1, 16
+    input_ids = torch.randint(0, BertConfig.vocab_size, (batch, seq))
+    attention_mask = torch.ones(batch, seq, dtype=torch.long)
+    token_type_ids = torch.zeros(batch, seq, dtype=torch.long)
+    bs = {0: "batch", 1: "sequence"}
+    return (model, (input_ids, attention_mask, token_type_ids), ["input_ids", "attention_mask", "token_type_ids"],
+            ["last_hidden_state"], {"input_ids": bs, "attention_mask": bs, "token_type_ids": bs, "last_hidden_state": bs})
+
+
+def make_gpt2():
+    model = GPT2LMHeadModel(GPT2Config())
+    input_ids = torch.randint(0, GPT2Config.vocab_size, (1, 16))
+    bs = {0: "batch", 1: "sequence"}
+    return model, (input_ids,), ["input_ids"], ["logits"], {"input_ids": bs, "logits": bs}
+
+
+def models():
+    import torchvision
+    return {
+        "resnet50": make_vision(torchvision.models.resnet50),
+        "mobilenet_v2": make_vision(torchvision.models.mobilenet_v2),
+        "bert_base": make_bert,
+        "gpt2_small": make_gpt2,
+    }
+
+
+def export(name, make, path):
+    torch.manual_seed(SEED)
+    model, args, input_names, output_names, dynamic_axes = make()
+    model.eval()
+    tmp = path + ".tmp"
+    with torch.no_grad():
+        torch.onnx.export(model, args, tmp, opset_version=OPSET, input_names=input_names,
+                          output_names=output_names, dynamic_axes=dynamic_axes, do_constant_folding=True)
+    os.replace(tmp, path)  # a killed export leaves no half-written model to be skipped next time
+
+
+def describe(path):
+    import onnx
+    m = onnx.load(path, load_external_data=False)
+    ops = {}
+    for n in m.graph.node:
+        ops[n.op_type] = ops.get(n.op_type, 0) + 1
+    params = sum(int(math.prod(t.dims)) for t in m.graph.initializer)
+    hist = " ".join(f"{k}:{v}" for k, v in sorted(ops.items(), key=lambda kv: -kv[1]))
+    return f"{len(m.graph.node)} nodes, {params / 1e6:.1f}M initializer elements; {hist}"
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("outdir", nargs="?", default=os.path.join(here, "models"))
+    ap.add_argument("--models", default="resnet50,mobilenet_v2,bert_base,gpt2_small")
+    ap.add_argument("--force", action="store_true", help="rebuild models that already exist")
+    a = ap.parse_args()
+    table = models()
+    wanted = [m.strip() for m in a.models.split(",") if m.strip()]
+    for m in wanted:
+        if m not in table:
+            sys.exit(f"unknown model '{m}' (known: {', '.join(table)})")
+    os.makedirs(a.outdir, exist_ok=True)
+    torch.set_num_threads(max(1, min(2, os.cpu_count() or 1)))
+    print(f"torch {torch.__version__}, opset {OPSET}, seed {SEED}, into {a.outdir}")
+    for m in wanted:
+        path = os.path.join(a.outdir, m + ".onnx")
+        if os.path.exists(path) and not a.force:
+            print(f"{m}: present, skipped ({os.path.getsize(path) / 1e6:.1f} MB: {path})")
+            continue
+        t0 = time.time()
+        export(m, table[m], path)
+        dt = time.time() - t0
+        print(f"{m}: exported in {dt:.1f} s, {os.path.getsize(path) / 1e6:.1f} MB: {path}")
+        print(f"  {describe(path)}")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
