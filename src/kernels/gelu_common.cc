@@ -1,0 +1,107 @@
+#include "kernels/gelu_common.h"
+
+#include <cmath>
+#include <vector>
+
+#include "core/parallel.h"
+#include "kernels/dispatch.h"
+#include "kernels/target_clones.h"
+
+namespace onyx {
+namespace {
+
+constexpr float kInvSqrt2 = 0.70710678118654752f;
+constexpr float kSqrt2OverPi = 0.79788456080286536f;
+constexpr float kTanhCubic = 0.044715f * kSqrt2OverPi;
+
+ONYX_TARGET_CLONES void gelu_erf_f32(const float* x, const float* bias, float* y, int64_t n) {
+  if (bias) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = x[i] + bias[i];
+      y[i] = 0.5f * v * (1.f + fast_erf(v * kInvSqrt2));
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = x[i];
+      y[i] = 0.5f * v * (1.f + fast_erf(v * kInvSqrt2));
+    }
+  }
+}
+
+ONYX_TARGET_CLONES void gelu_tanh_f32(const float* x, const float* bias, float* y, int64_t n) {
+  if (bias) {
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = x[i] + bias[i];
+      y[i] = 0.5f * v * (1.f + fast_tanh(v * (kSqrt2OverPi + kTanhCubic * v * v)));
+    }
+  } else {
+    for (int64_t i = 0; i < n; ++i) {
+      const float v = x[i];
+      y[i] = 0.5f * v * (1.f + fast_tanh(v * (kSqrt2OverPi + kTanhCubic * v * v)));
+    }
+  }
+}
+
+double gelu_f64(GeluKind kind, double v) {
+  if (kind == GeluKind::kErf) return 0.5 * v * (1.0 + std::erf(v * 0.70710678118654752440));
+  return 0.5 * v * (1.0 + std::tanh(0.79788456080286535588 * (v + 0.044715 * v * v * v)));
+}
+
+}  // namespace
+
+void gelu_row(GeluKind kind, const float* x, const float* bias, float* y, int64_t n) {
+  if (kind == GeluKind::kErf) gelu_erf_f32(x, bias, y, n);
+  else gelu_tanh_f32(x, bias, y, n);
+}
+
+Status gelu_compute(KernelContext& ctx, GeluKind kind, const Tensor& x, const Tensor* bias) {
+  if (!x.defined()) return invalid_argument("input 0 must be a tensor");
+  int64_t cols = std::min<int64_t>(x.numel(), 4096);
+  if (bias) {
+    if (bias->dtype() != x.dtype() || bias->rank() != 1 || x.rank() < 1 || bias->numel() != x.shape().back())
+      return invalid_argument("bias ", bias->describe(), " must be 1-D of the input's type with its last dim (input ",
+                              x.describe(), ")");
+    cols = bias->numel();
+  }
+  ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), x.shape()));
+  if (x.numel() == 0) return Status::Ok();
+  const int64_t n = x.numel();
+  const int64_t rows = (n + cols - 1) / cols;  // the last row may be short when there is no bias
+  const int64_t grain = std::max<int64_t>(1, 16384 / cols);
+  return dispatch<float, Float16, double>(x.dtype(), [&]<typename T>() -> Status {
+    const T* in = x.data<T>();
+    const T* b = bias ? bias->data<T>() : nullptr;
+    T* out = y->data<T>();
+    if constexpr (std::is_same_v<T, float>) {
+      parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t len = std::min(cols, n - r * cols);
+          gelu_row(kind, in + r * cols, b, out + r * cols, len);
+        }
+      });
+    } else if constexpr (std::is_same_v<T, Float16>) {
+      parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
+        const size_t width = static_cast<size_t>(cols);
+        std::vector<float> xf(width), bf(b ? width : 0), yf(width);
+        for (int64_t j = 0; b && j < cols; ++j) bf[size_t(j)] = float(b[j]);
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t len = std::min(cols, n - r * cols);
+          for (int64_t j = 0; j < len; ++j) xf[size_t(j)] = float(in[r * cols + j]);
+          gelu_row(kind, xf.data(), b ? bf.data() : nullptr, yf.data(), len);
+          for (int64_t j = 0; j < len; ++j) out[r * cols + j] = Float16(yf[size_t(j)]);
+        }
+      });
+    } else {
+      parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const int64_t len = std::min(cols, n - r * cols);
+          for (int64_t j = 0; j < len; ++j)
+            out[r * cols + j] = T(gelu_f64(kind, double(in[r * cols + j]) + (b ? double(b[j]) : 0.0)));
+        }
+      });
+    }
+    return Status::Ok();
+  });
+}
+
+}  // namespace onyx
