@@ -42,9 +42,10 @@ profile_file_prefix (a Chrome-trace JSON written by InferenceSession.end_profili
 add_free_dimension_override_by_name / _by_denotation, add_initializer /
 add_external_initializers (numpy arrays, used without a copy: keep them alive and unchanged
 while sessions made with these options live), graph_optimization_level (accepted; onyx runs
-the graph as loaded at every level today), intra_op_num_threads / inter_op_num_threads and
-execution_mode (passed to the session; kernels run on the calling thread for now). The other
-knobs (optimized_model_filepath, enable_mem_pattern, enable_mem_reuse, enable_cpu_mem_arena,
+the graph as loaded at every level today), intra_op_num_threads (the threads
+inside one node, 0 = one per core), enable_cpu_mem_arena (keep run memory between runs),
+inter_op_num_threads and execution_mode (accepted; nodes run in order). The other
+knobs (optimized_model_filepath, enable_mem_pattern, enable_mem_reuse,
 use_deterministic_compute, execution_order, log_verbosity_level, logid, session config
 entries) are accepted and stored, as ONNX Runtime accepts them, so that scripts setting them
 keep working; onyx does not act on them yet. onyx's CPU kernels are deterministic whatever
@@ -58,6 +59,7 @@ void set_default_log_severity(int level) { g_default_severity.store(level); }
 SessionOptions PySessionOptions::resolved() const {
   SessionOptions s = core;
   s.log_level = log_severity_level >= 0 ? log_severity_level : default_log_severity();
+  s.enable_cpu_mem_arena = enable_cpu_mem_arena;
   return s;
 }
 

@@ -13,7 +13,9 @@ CpuAllocator& CpuAllocator::instance() {
   return *a;
 }
 
-std::shared_ptr<Buffer> CpuAllocator::allocate(size_t bytes, DataType dtype) { return Buffer::allocate(bytes, dtype); }
+std::shared_ptr<Buffer> CpuAllocator::allocate(size_t bytes, DataType dtype, bool zero_fill) {
+  return Buffer::allocate(bytes, dtype, zero_fill);
+}
 
 namespace {
 // Size classes: multiples of 64 bytes up to 4 KiB, then powers of two.
@@ -50,7 +52,7 @@ struct Arena::State {
 Arena::Arena() : state_(std::make_shared<State>()) {}
 Arena::~Arena() { close(); }
 
-std::shared_ptr<Buffer> Arena::allocate(size_t bytes, DataType dtype) {
+std::shared_ptr<Buffer> Arena::allocate(size_t bytes, DataType dtype, bool zero_fill) {
   if (dtype == DataType::kString) return Buffer::allocate(bytes, dtype);
   const size_t cls = size_class(bytes ? bytes : 1);
   void* p = nullptr;
@@ -70,7 +72,7 @@ std::shared_ptr<Buffer> Arena::allocate(size_t bytes, DataType dtype) {
     p = std::aligned_alloc(64, cls);
     if (!p) throw std::bad_alloc();
   }
-  std::memset(p, 0, bytes);
+  if (zero_fill) std::memset(p, 0, bytes);
   std::shared_ptr<State> state = state_;
   return std::make_shared<Buffer>(p, bytes, std::shared_ptr<void>(p, [state, cls](void* q) { state->release(q, cls); }));
 }

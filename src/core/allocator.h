@@ -1,10 +1,11 @@
 // Devices and allocators.
 //
-// Arena: the memory of one run. Intermediate tensors are allocated from it; when a tensor's
+// Arena: the memory of runs. Intermediate tensors are allocated from it; when a tensor's
 // last reference goes (its value's last reader ran), its block returns to the arena and the
 // next allocation of that size class takes it again, so a run's intermediates share memory.
-// close() hands the cached blocks back to the system at the end of the run; blocks still held
-// (outputs returned to the caller) are freed normally when they die.
+// A session keeps its arenas from run to run, so a steady run takes no memory from the system
+// (and touches no fresh pages). close() hands the cached blocks back to the system; blocks
+// still held (outputs returned to the caller) are freed normally when they die.
 #pragma once
 #include <cstddef>
 #include <map>
@@ -29,8 +30,9 @@ struct Device {
 class Allocator {
  public:
   virtual ~Allocator() = default;
-  // A zero-filled block of `bytes` for elements of `dtype` (strings are constructed).
-  virtual std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype) = 0;
+  // A block of `bytes` for elements of `dtype`: zero-filled unless `zero_fill` is false (then
+  // its contents are unspecified); strings are always constructed.
+  virtual std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype, bool zero_fill = true) = 0;
   virtual Device device() const { return Device{}; }
 };
 
@@ -38,14 +40,14 @@ class Allocator {
 class CpuAllocator final : public Allocator {
  public:
   static CpuAllocator& instance();
-  std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype) override;
+  std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype, bool zero_fill = true) override;
 };
 
 class Arena final : public Allocator {
  public:
   Arena();
   ~Arena() override;
-  std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype) override;
+  std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype, bool zero_fill = true) override;
   // Frees the cached blocks; later releases go straight to the system.
   void close();
 

@@ -5,7 +5,7 @@
 
 namespace onyx {
 
-std::shared_ptr<Buffer> Buffer::allocate(size_t size, DataType dtype) {
+std::shared_ptr<Buffer> Buffer::allocate(size_t size, DataType dtype, bool zero_fill) {
   if (dtype == DataType::kString) {
     const size_t n = size / sizeof(std::string);
     std::shared_ptr<std::string[]> strings(new std::string[n ? n : 1]);
@@ -15,7 +15,7 @@ std::shared_ptr<Buffer> Buffer::allocate(size_t size, DataType dtype) {
   const size_t rounded = ((size ? size : 1) + 63) / 64 * 64;
   void* p = std::aligned_alloc(64, rounded);
   if (!p) throw std::bad_alloc();
-  std::memset(p, 0, rounded);
+  if (zero_fill) std::memset(p, 0, rounded);
   return std::make_shared<Buffer>(p, size, std::shared_ptr<void>(p, [](void* q) { std::free(q); }));
 }
 
@@ -30,15 +30,15 @@ Tensor::Tensor(DataType dtype, Shape shape, std::shared_ptr<Buffer> buffer, size
   numel_ = shape_size(shape_);
 }
 
-Result<Tensor> Tensor::create(DataType dtype, const Shape& shape, Allocator* allocator) {
+Result<Tensor> Tensor::create(DataType dtype, const Shape& shape, Allocator* allocator, bool zero_fill) {
   const int64_t n = shape_size(shape);
   if (n < 0) return invalid_argument("invalid tensor shape ", shape_to_string(shape));
   const size_t item = data_type_size(dtype);
   if (item == 0) return invalid_argument("cannot create a tensor of type ", data_type_name(dtype));
   if (n > 0 && uint64_t(n) > (uint64_t(1) << 46) / item)
     return invalid_argument("tensor ", data_type_name(dtype), shape_to_string(shape), " is too large");
-  if (!allocator) return Tensor(dtype, shape);
-  return Tensor(dtype, shape, allocator->allocate(size_t(n) * item, dtype));
+  if (!allocator) return Tensor(dtype, shape, Buffer::allocate(size_t(n) * item, dtype, zero_fill));
+  return Tensor(dtype, shape, allocator->allocate(size_t(n) * item, dtype, zero_fill));
 }
 
 Result<Tensor> Tensor::borrow(DataType dtype, const Shape& shape, void* data, size_t size) {

@@ -22,7 +22,7 @@ class Buffer {
       : data_(data), size_(size), keeper_(std::move(keeper)) {}
   // Aligned (64-byte) heap memory of `size` bytes, zero-filled. For kString, constructs
   // `size / sizeof(std::string)` empty strings.
-  static std::shared_ptr<Buffer> allocate(size_t size, DataType dtype = DataType::kUInt8);
+  static std::shared_ptr<Buffer> allocate(size_t size, DataType dtype = DataType::kUInt8, bool zero_fill = true);
   void* data() const { return data_; }
   size_t size() const { return size_; }
 
@@ -40,9 +40,11 @@ class Tensor {
   // Wraps an existing buffer; the caller promises it holds numel * itemsize bytes from offset.
   Tensor(DataType dtype, Shape shape, std::shared_ptr<Buffer> buffer, size_t offset = 0);
 
-  // Checked construction for untrusted sizes (negative dims, overflow); zero-filled, from
-  // `allocator` when given, else plain heap memory.
-  static Result<Tensor> create(DataType dtype, const Shape& shape, Allocator* allocator = nullptr);
+  // Checked construction for untrusted sizes (negative dims, overflow); from `allocator` when
+  // given, else plain heap memory. Zero-filled unless `zero_fill` is false (then the caller
+  // must write every element before anyone reads it; strings are constructed either way).
+  static Result<Tensor> create(DataType dtype, const Shape& shape, Allocator* allocator = nullptr,
+                               bool zero_fill = true);
   // Wraps caller memory without copying (the Buffer has no keeper): the caller keeps the
   // `size` bytes at `data` alive, and does not free them, for as long as any copy of the
   // tensor lives. Checks that `size` covers the shape; kString is refused (it needs

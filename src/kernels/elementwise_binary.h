@@ -223,7 +223,7 @@ Status compute_binary(KernelContext& ctx, const BinaryBroadcast& bc, F&& fn) {
   const DataType out_type = kBoolOutput ? DataType::kBool : a.dtype();
   return dispatch<Ts...>(a.dtype(), [&]<typename T>() -> Status {
     using O = std::conditional_t<kBoolOutput, bool, T>;
-    ONYX_ASSIGN_OR_RETURN(Tensor* out, ctx.allocate_output(0, out_type, out_shape));
+    ONYX_ASSIGN_OR_RETURN(Tensor* out, ctx.allocate_output_uninitialized(0, out_type, out_shape));
     binary_loop(a.data<T>(), a.shape(), b.data<T>(), b_view, out->data<O>(), out_shape,
                 [&](const auto& x, const auto& y) { return fn.template operator()<T>(x, y); });
     return Status::Ok();
@@ -242,7 +242,7 @@ Status compute_variadic(KernelContext& ctx, F&& fn, G&& finish) {
   ONYX_ASSIGN_OR_RETURN(Shape out_shape, broadcast_shapes(shapes));
   const Tensor& first = ctx.input(0);
   return dispatch<Ts...>(first.dtype(), [&]<typename T>() -> Status {
-    ONYX_ASSIGN_OR_RETURN(Tensor* out, ctx.allocate_output(0, first.dtype(), out_shape));
+    ONYX_ASSIGN_OR_RETURN(Tensor* out, ctx.allocate_output_uninitialized(0, first.dtype(), out_shape));
     T* po = out->data<T>();
     binary_loop(po, out_shape, first.data<T>(), first.shape(), po, out_shape,
                 [](const auto&, const auto& y) { return y; });

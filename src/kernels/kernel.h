@@ -83,6 +83,9 @@ class KernelContext {
   // Allocates output i (zero-filled). Outputs the node leaves unnamed or does not have get a
   // scratch tensor, so kernels may always write their optional outputs.
   Result<Tensor*> allocate_output(int i, DataType dtype, const Shape& shape);
+  // As allocate_output, without the zero fill: for kernels that write every element of the
+  // output (its contents are unspecified until then).
+  Result<Tensor*> allocate_output_uninitialized(int i, DataType dtype, const Shape& shape);
   // Stores a ready value (an aliasing tensor, a sequence, none) as output i.
   void set_output(int i, Value value);
 
@@ -90,6 +93,8 @@ class KernelContext {
   Result<std::vector<Value>> run_subgraph(const SubgraphPlan& plan, std::vector<Value> inputs) const;
 
  private:
+  Result<Tensor*> allocate_output_filled(int i, DataType dtype, const Shape& shape, bool zero_fill);
+
   const std::vector<const Value*>& inputs_;
   std::vector<Value*>& outputs_;
   const Frame* frame_;

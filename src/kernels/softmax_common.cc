@@ -1,8 +1,11 @@
 #include "kernels/softmax_common.h"
 
+#include <algorithm>
 #include <cmath>
 
+#include "core/parallel.h"
 #include "kernels/dispatch.h"
+#include "kernels/vector_math.h"
 
 namespace onyx {
 namespace {
@@ -52,8 +55,20 @@ Status compute_softmax(KernelContext& ctx, SoftmaxKind kind, int64_t axis, int64
     if (axis < 0) axis += rank;
     for (int64_t d = 0; d < rank; ++d) (d < axis ? outer : n) *= x.dim(d);
   }
-  ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), x.shape()));
+  ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), x.shape()));
   if (x.numel() == 0) return Status::Ok();
+  if (x.dtype() == DataType::kFloat && inner == 1 && n > 0 && kind != SoftmaxKind::kHardmax) {
+    const float* in = x.data<float>();
+    float* out = y->data<float>();
+    const int64_t grain = std::max<int64_t>(1, 8192 / n);
+    parallel_for(outer, grain, [&](int64_t begin, int64_t end) {
+      for (int64_t o = begin; o < end; ++o) {
+        if (kind == SoftmaxKind::kSoftmax) vec::softmax_row(in + o * n, out + o * n, n);
+        else vec::log_softmax_row(in + o * n, out + o * n, n);
+      }
+    });
+    return Status::Ok();
+  }
   return dispatch<ONYX_FLOAT_TYPES>(x.dtype(), [&]<typename T>() -> Status {
     const T* in = x.data<T>();
     T* out = y->data<T>();

@@ -41,7 +41,7 @@ void unary_loop(const Tensor& x, Tensor& y, const F& fn) {
 template <typename... Ts, typename F>
 Status unary_map(KernelContext& ctx, const F& fn) {
   ONYX_ASSIGN_OR_RETURN(const Tensor* x, unary_input(ctx));
-  ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x->dtype(), x->shape()));
+  ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x->dtype(), x->shape()));
   return dispatch<Ts...>(x->dtype(), [&]<typename T>() -> Status {
     detail::unary_loop<T, T>(*x, *y, fn);
     return Status::Ok();
@@ -52,7 +52,7 @@ Status unary_map(KernelContext& ctx, const F& fn) {
 template <typename Out, typename... Ts, typename F>
 Status unary_map_to(KernelContext& ctx, const F& fn) {
   ONYX_ASSIGN_OR_RETURN(const Tensor* x, unary_input(ctx));
-  ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, data_type_of<Out>, x->shape()));
+  ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, data_type_of<Out>, x->shape()));
   return dispatch<Ts...>(x->dtype(), [&]<typename T>() -> Status {
     detail::unary_loop<T, Out>(*x, *y, fn);
     return Status::Ok();

@@ -202,10 +202,12 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
   return plan;
 }
 
-Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame* parent, RunProfile* profile) const {
+Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame* parent, RunProfile* profile,
+                                          Arena* arena) const {
   std::unique_ptr<Arena> own_arena;
-  if (!parent) own_arena = std::make_unique<Arena>();
-  Frame frame(*this, parent, parent ? parent->arena : own_arena.get(), parent ? parent->profile : profile);
+  if (!parent && !arena) own_arena = std::make_unique<Arena>();
+  Frame frame(*this, parent, parent ? parent->arena : arena ? arena : own_arena.get(),
+              parent ? parent->profile : profile);
   frame.values = constants_;
   if (inputs.size() > input_slots_.size())
     return invalid_argument("graph '", graph_.name, "' takes ", input_slots_.size(), " inputs, got ", inputs.size());
@@ -283,8 +285,16 @@ const Tensor& KernelContext::input(int i) const {
 }
 
 Result<Tensor*> KernelContext::allocate_output(int i, DataType dtype, const Shape& shape) {
+  return allocate_output_filled(i, dtype, shape, true);
+}
+
+Result<Tensor*> KernelContext::allocate_output_uninitialized(int i, DataType dtype, const Shape& shape) {
+  return allocate_output_filled(i, dtype, shape, false);
+}
+
+Result<Tensor*> KernelContext::allocate_output_filled(int i, DataType dtype, const Shape& shape, bool zero_fill) {
   if (i < 0) return runtime_error("kernel wrote output ", i);
-  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape, frame_ ? frame_->arena : nullptr));
+  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape, frame_ ? frame_->arena : nullptr, zero_fill));
   Value* slot = i < num_outputs() ? outputs_[size_t(i)] : nullptr;
   if (!slot) {  // an output the node does not use: scratch, dropped after compute
     if (scratch_.size() <= size_t(i)) scratch_.resize(size_t(i) + 1);

@@ -41,8 +41,11 @@ class GraphPlan {
   // Runs the graph: `inputs` in graph-input order (a none Value lets an initializer default
   // apply); returns the graph outputs in order. `parent` is the caller's frame for subgraphs.
   // `profile`, when given (top-level runs only; subgraph runs use their parent's), records one
-  // event per kernel call; null costs one pointer test per node.
-  Result<std::vector<Value>> run(std::vector<Value> inputs, const Frame* parent, RunProfile* profile = nullptr) const;
+  // event per kernel call; null costs one pointer test per node. A top-level run allocates its
+  // intermediates from `arena` when given (the caller keeps it for the next run), else from
+  // an arena of its own.
+  Result<std::vector<Value>> run(std::vector<Value> inputs, const Frame* parent, RunProfile* profile = nullptr,
+                                 Arena* arena = nullptr) const;
 
   const ir::Graph& graph() const { return graph_; }
   int num_inputs() const { return int(input_slots_.size()); }

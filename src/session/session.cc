@@ -159,6 +159,21 @@ Status Session::check_feed(const ir::ValueInfo& info, const Value& value) const 
   return Status::Ok();
 }
 
+Session::ArenaLease::ArenaLease(const Session& session) : session_(session) {
+  std::lock_guard<std::mutex> lock(session.arena_mu_);
+  if (!session.idle_arenas_.empty()) {
+    arena_ = std::move(session.idle_arenas_.back());
+    session.idle_arenas_.pop_back();
+  }
+  if (!arena_) arena_ = std::make_unique<Arena>();
+}
+
+Session::ArenaLease::~ArenaLease() {
+  if (!session_.options_.enable_cpu_mem_arena) return;  // the arena and its cached blocks go
+  std::lock_guard<std::mutex> lock(session_.arena_mu_);
+  if (session_.idle_arenas_.size() < kMaxIdleArenas) session_.idle_arenas_.push_back(std::move(arena_));
+}
+
 Result<std::vector<Value>> Session::run(const std::vector<std::pair<std::string, Value>>& feeds,
                                         const std::vector<std::string>& output_names) const {
   set_intra_op_threads(options_.intra_op_threads);
@@ -185,12 +200,13 @@ Result<std::vector<Value>> Session::run(const std::vector<std::pair<std::string,
       return invalid_argument("input '", graph_inputs[i].name, "' is missing");
   }
   std::vector<Value> all;
+  ArenaLease arena(*this);
   if (!profiler_ || !profiler_->active()) {
-    ONYX_ASSIGN_OR_RETURN(all, plan_->run(std::move(inputs), nullptr));
+    ONYX_ASSIGN_OR_RETURN(all, plan_->run(std::move(inputs), nullptr, nullptr, arena.get()));
   } else {
     RunProfile profile(*profiler_);
     const auto start = ProfileClock::now();
-    auto result = plan_->run(std::move(inputs), nullptr, &profile);
+    auto result = plan_->run(std::move(inputs), nullptr, &profile, arena.get());
     profiler_->add(profile.events());
     profiler_->session_event("run", start, ProfileClock::now(),
                              std::string("\"ok\":") + (result.ok() ? "true" : "false"));

@@ -4,10 +4,12 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
+#include "core/allocator.h"
 #include "core/value.h"
 #include "ir/graph.h"
 
@@ -26,10 +28,14 @@ struct SessionOptions {
   // SkipLayerNormalization) and Conv+BatchNormalization folding; 99 all (also layout passes,
   // none yet). Graph inputs and output names never change.
   int graph_optimization_level = 99;
-  // Accepted; kernels run on the calling thread until the intra-op pool lands.
+  // Threads for the work inside one node (OpenMP, shared with oneDNN); set on the calling
+  // thread at the start of each run.
   int intra_op_threads = 0;           // 0: one per core
   int inter_op_threads = 0;
   ExecutionMode execution_mode = ExecutionMode::kSequential;  // nodes run in plan order either way
+  // Keep the memory of a run's intermediates for the next run (no fresh pages, no system
+  // calls once warm); false returns it to the system after every run.
+  bool enable_cpu_mem_arena = true;
   int log_level = 2;                  // messages at this severity or above print: 0 verbose .. 4 fatal
   // Check every node output against the static type rules at run (a test aid; costs time).
   bool verify_shapes = false;
@@ -110,6 +116,22 @@ class Session {
                                                      std::chrono::steady_clock::time_point load_start);
   Status check_feed(const ir::ValueInfo& info, const Value& value) const;
   Status apply_initializer_overrides();
+
+  // Arenas kept between runs (SessionOptions::enable_cpu_mem_arena): a run leases one, or a
+  // new one when all are in use, and gives it back; at most kMaxIdleArenas stay cached.
+  static constexpr size_t kMaxIdleArenas = 4;
+  class ArenaLease {
+   public:
+    explicit ArenaLease(const Session& session);
+    ~ArenaLease();
+    Arena* get() const { return arena_.get(); }
+
+   private:
+    const Session& session_;
+    std::unique_ptr<Arena> arena_;
+  };
+  mutable std::mutex arena_mu_;
+  mutable std::vector<std::unique_ptr<Arena>> idle_arenas_;
 
   std::unique_ptr<ir::Model> model_;
   std::shared_ptr<GraphPlan> plan_;

@@ -50,7 +50,7 @@ class ClipKernel final : public Kernel {
       C hi = std::numeric_limits<C>::max();
       if (has_min) lo = legacy_ ? from_attr<C>(min_attr_) : to_compute(ctx.input(1).data<T>()[0]);
       if (has_max) hi = legacy_ ? from_attr<C>(max_attr_) : to_compute(ctx.input(2).data<T>()[0]);
-      ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), x.shape()));
+      ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), x.shape()));
       const T* in = x.data<T>();
       T* out = y->data<T>();
       const int64_t n = x.numel();

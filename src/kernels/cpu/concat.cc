@@ -35,7 +35,7 @@ class ConcatKernel final : public Kernel {
                                   " outside axis ", axis);
       out_shape[size_t(axis)] += t.dim(axis);
     }
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, first.dtype(), out_shape));
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, first.dtype(), out_shape));
     int64_t outer = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= out_shape[size_t(d)];
     int64_t inner = 1;

@@ -46,7 +46,7 @@ class ConvKernel final : public Kernel {
       return invalid_argument("bias ", b.describe(), " must have shape [", maps, "]");
     Shape y_shape{x.dim(0), maps};
     y_shape.insert(y_shape.end(), g.out.begin(), g.out.end());
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), y_shape));
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), y_shape));
     if (y->numel() == 0) return Status::Ok();
     const onednn::Conv& conv = has_bias ? *with_bias_ : *plain_;
     return conv.run(x.shape(), w.shape(), group_, g, x.data<float>(), w.data<float>(),

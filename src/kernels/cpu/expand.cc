@@ -16,7 +16,7 @@ class ExpandKernel final : public Kernel {
     for (int64_t d : shape)
       if (d < 0) return invalid_argument("Expand: invalid shape ", shape_to_string(shape));
     ONYX_ASSIGN_OR_RETURN(Shape out_shape, broadcast_shapes({x.shape(), shape}));
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), out_shape));
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), out_shape));
     return strided_copy(x, 0, broadcast_strides(x.shape(), out_shape), out_shape, *y);
   }
 };

@@ -54,9 +54,11 @@ class GemmKernel final : public Kernel {
       c_row_stride = cm == 1 ? 0 : cn;
       c_col_stride = cn == 1 ? 0 : 1;
     }
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, a.dtype(), Shape{m, n}));
+    const bool onednn_path = a.dtype() == DataType::kFloat && k > 0;
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, onednn_path ? ctx.allocate_output_uninitialized(0, a.dtype(), Shape{m, n})
+                                                 : ctx.allocate_output(0, a.dtype(), Shape{m, n}));
     if (y->numel() == 0) return Status::Ok();
-    if (a.dtype() == DataType::kFloat && k > 0) return compute_float(a, b, has_c ? &c : nullptr, c_row_stride, c_col_stride, *y);
+    if (onednn_path) return compute_float(a, b, has_c ? &c : nullptr, c_row_stride, c_col_stride, *y);
 
     return dispatch<ONYX_FLOAT_TYPES, int32_t, int64_t, uint32_t, uint64_t>(a.dtype(), [&]<typename T>() -> Status {
       using CT = std::conditional_t<std::is_integral_v<T>, uint64_t, compute_t<T>>;

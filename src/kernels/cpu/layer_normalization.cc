@@ -42,7 +42,7 @@ class LayerNormalizationKernel final : public Kernel {
 
     Shape stat_shape(x.shape().begin(), x.shape().begin() + axis);
     stat_shape.resize(size_t(x.rank()), 1);
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), x.shape()));
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), x.shape()));
     float* mean_out = nullptr;
     float* inv_out = nullptr;
     if (ctx.output_requested(1)) {

@@ -48,11 +48,14 @@ class MatMulKernel final : public Kernel {
     const Tensor& b = ctx.input(1);
     if (a.dtype() != b.dtype()) return invalid_argument("A and B types differ: ", a.describe(), " and ", b.describe());
     ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, plan_matmul(a.shape(), b.shape()));
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, a.dtype(), plan.out));
-    if (y->numel() == 0) return Status::Ok();
-    if (a.dtype() == DataType::kFloat && plan.k > 0)
+    if (a.dtype() == DataType::kFloat && plan.k > 0) {
+      ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, a.dtype(), plan.out));
+      if (y->numel() == 0) return Status::Ok();
       return matmul_.run(onednn_shape(a.shape(), b.shape()), a.data<float>(), b.data<float>(), nullptr,
                          y->data<float>());
+    }
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, a.dtype(), plan.out));
+    if (y->numel() == 0) return Status::Ok();
     return dispatch<ONYX_FLOAT_TYPES, int32_t, int64_t, uint32_t, uint64_t>(a.dtype(), [&]<typename T>() -> Status {
       using CT = std::conditional_t<std::is_integral_v<T>, uint64_t, compute_t<T>>;
       std::vector<CT> abuf, bbuf, ybuf;

@@ -36,7 +36,7 @@ class TransposeKernel final : public Kernel {
       out_shape[size_t(d)] = x.dim(perm[size_t(d)]);
       strides[size_t(d)] = in_strides[size_t(perm[size_t(d)])];
     }
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), out_shape));
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), out_shape));
     return strided_copy(x, 0, strides, out_shape, *y);
   }
 

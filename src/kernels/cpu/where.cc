@@ -23,7 +23,7 @@ class WhereKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(Shape out_shape, broadcast_shapes({cond.shape(), x.shape(), y.shape()}));
     return dispatch<ONYX_ALL_TYPES, std::complex<float>, std::complex<double>>(
         x.dtype(), [&]<typename T>() -> Status {
-          ONYX_ASSIGN_OR_RETURN(Tensor* out, ctx.allocate_output(0, x.dtype(), out_shape));
+          ONYX_ASSIGN_OR_RETURN(Tensor* out, ctx.allocate_output_uninitialized(0, x.dtype(), out_shape));
           const bool* pc = cond.data<bool>();
           const T* px = x.data<T>();
           const T* py = y.data<T>();

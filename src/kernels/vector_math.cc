@@ -1,0 +1,134 @@
+#include "kernels/vector_math.h"
+
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <limits>
+
+#include "kernels/target_clones.h"
+
+namespace onyx::vec {
+namespace {
+
+constexpr float kExpHi = 88.7228391f;   // ln(FLT_MAX)
+constexpr float kExpLo = -87.3365448f;  // ln(FLT_MIN)
+constexpr int kLanes = 16;              // partial sums / maxima kept apart so they vectorise
+
+// exp(x) written so that GCC vectorises it: no calls, selects instead of branches.
+inline float exp_one(float x) {
+  const float xc = std::min(std::max(x, kExpLo), kExpHi);
+  // Round to nearest by the 1.5 * 2^23 trick (exact for |v| < 2^22).
+  const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+  const float r = xc - n * 0.693359375f + n * 2.12194440e-4f;  // ln 2 in two parts
+  const float r2 = r * r;
+  float p = 1.9875691500e-4f;
+  p = p * r + 1.3981999507e-3f;
+  p = p * r + 8.3334519073e-3f;
+  p = p * r + 4.1665795894e-2f;
+  p = p * r + 1.6666665459e-1f;
+  p = p * r + 5.0000001201e-1f;
+  p = p * r2 + r + 1.0f;
+  // 2^n as two factors, each a normal float, so n in [-126, 128] needs no special case.
+  const int32_t ni = int32_t(n);
+  const int32_t n1 = ni >> 1, n2 = ni - n1;
+  float y = p * std::bit_cast<float>((n1 + 127) << 23) * std::bit_cast<float>((n2 + 127) << 23);
+  y = x < kExpLo ? 0.0f : y;
+  y = x > kExpHi ? std::numeric_limits<float>::infinity() : y;
+  y = x != x ? x : y;
+  return y;
+}
+
+ONYX_TARGET_CLONES float row_max(const float* x, int64_t n) {
+  float acc[kLanes];
+  for (int j = 0; j < kLanes; ++j) acc[j] = -std::numeric_limits<float>::infinity();
+  bool nan = false;
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      const float v = x[i + j];
+      acc[j] = v > acc[j] ? v : acc[j];
+      nan |= v != v;
+    }
+  float m = -std::numeric_limits<float>::infinity();
+  for (int j = 0; j < kLanes; ++j) m = acc[j] > m ? acc[j] : m;
+  for (; i < n; ++i) {
+    m = x[i] > m ? x[i] : m;
+    nan |= x[i] != x[i];
+  }
+  return nan ? std::numeric_limits<float>::quiet_NaN() : m;
+}
+
+// y = exp(x - shift); returns the sum of y.
+ONYX_TARGET_CLONES float exp_shifted_sum(const float* x, float* y, int64_t n, float shift) {
+  float acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) {
+      const float e = exp_one(x[i + j] - shift);
+      y[i + j] = e;
+      acc[j] += e;
+    }
+  float sum = 0.0f;
+  for (; i < n; ++i) {
+    y[i] = exp_one(x[i] - shift);
+    sum += y[i];
+  }
+  for (int j = 0; j < kLanes; ++j) sum += acc[j];
+  return sum;
+}
+
+// sum of exp(x - shift), nothing stored.
+ONYX_TARGET_CLONES float exp_shifted_sum_only(const float* x, int64_t n, float shift) {
+  float acc[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+    for (int j = 0; j < kLanes; ++j) acc[j] += exp_one(x[i + j] - shift);
+  float sum = 0.0f;
+  for (; i < n; ++i) sum += exp_one(x[i] - shift);
+  for (int j = 0; j < kLanes; ++j) sum += acc[j];
+  return sum;
+}
+
+ONYX_TARGET_CLONES void scale(float* y, int64_t n, float s) {
+  for (int64_t i = 0; i < n; ++i) y[i] *= s;
+}
+
+ONYX_TARGET_CLONES void shift_into(const float* x, float* y, int64_t n, float s1, float s2) {
+  for (int64_t i = 0; i < n; ++i) y[i] = (x[i] - s1) - s2;
+}
+
+ONYX_TARGET_CLONES void exp_loop(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) y[i] = exp_one(x[i]);
+}
+
+}  // namespace
+
+void exp(const float* x, float* y, int64_t n) { exp_loop(x, y, n); }
+
+void softmax_row(const float* x, float* y, int64_t n) {
+  const float m = row_max(x, n);
+  if (m != m || m == std::numeric_limits<float>::infinity() || m == -std::numeric_limits<float>::infinity()) {
+    // NaN, +inf (inf - inf) or all -inf: follow the definition in double, element by element.
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += std::exp(double(x[i]) - double(m));
+    for (int64_t i = 0; i < n; ++i) y[i] = float(std::exp(double(x[i]) - double(m)) / sum);
+    return;
+  }
+  const float sum = exp_shifted_sum(x, y, n, m);
+  scale(y, n, 1.0f / sum);
+}
+
+void log_softmax_row(const float* x, float* y, int64_t n) {
+  const float m = row_max(x, n);
+  if (m != m || m == std::numeric_limits<float>::infinity() || m == -std::numeric_limits<float>::infinity()) {
+    double sum = 0;
+    for (int64_t i = 0; i < n; ++i) sum += std::exp(double(x[i]) - double(m));
+    const double log_sum = std::log(sum);
+    for (int64_t i = 0; i < n; ++i) y[i] = float(double(x[i]) - double(m) - log_sum);
+    return;
+  }
+  const float log_sum = std::log(exp_shifted_sum_only(x, n, m));
+  shift_into(x, y, n, m, log_sum);
+}
+
+}  // namespace onyx::vec

@@ -1,0 +1,22 @@
+// Vectorised float32 loops for the memory-bound kernels (Softmax, LogSoftmax, Exp), built
+// for AVX-512, AVX2 and baseline x86-64 and picked at start-up (target_clones.h).
+//
+// exp here is a range reduction to [-ln2/2, ln2/2] plus a degree-7 polynomial: relative
+// error below 1.2e-7 (1 ulp) for finite results; exp(x) is 0 below -87.34 (where the true
+// value is a denormal below 1.2e-38), +inf above 88.72; NaN stays NaN.
+#pragma once
+#include <cstdint>
+
+namespace onyx::vec {
+
+// y[i] = exp(x[i]); x and y may be the same array.
+void exp(const float* x, float* y, int64_t n);
+
+// One row of softmax: y = exp(x - max(x)) / sum(exp(x - max(x))). A NaN in x makes the row
+// NaN. n >= 1.
+void softmax_row(const float* x, float* y, int64_t n);
+
+// One row of log-softmax: y = x - max(x) - log(sum(exp(x - max(x)))). n >= 1.
+void log_softmax_row(const float* x, float* y, int64_t n);
+
+}  // namespace onyx::vec
