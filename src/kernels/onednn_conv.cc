@@ -82,11 +82,12 @@ Result<std::shared_ptr<const Conv::Entry>> Conv::entry_for(const std::vector<int
   for (auto& d : dilations) d -= 1;  // oneDNN counts the gaps between taps
 
   auto entry = std::make_shared<Entry>();
-  entry->x_user = dnnl::memory::desc(x_dims, dt::f32, plain_tag(x_dims.size()));
-  entry->y_user = dnnl::memory::desc(y_dims, dt::f32, plain_tag(y_dims.size()));
+  const bool nhwc = epilogue_.channels_last;
+  entry->x_user = dnnl::memory::desc(x_dims, dt::f32, nhwc ? channels_last_tag(x_dims.size()) : plain_tag(x_dims.size()));
+  entry->y_user = dnnl::memory::desc(y_dims, dt::f32, nhwc ? channels_last_tag(y_dims.size()) : plain_tag(y_dims.size()));
   const dnnl::memory::desc w_plain(w_dims, dt::f32, dense_strides(w_dims));
   const dnnl::memory::desc bias_md = epilogue_.bias ? dnnl::memory::desc({maps}, dt::f32, tag::a) : dnnl::memory::desc();
-  const Layout layout = inner_layout();
+  const Layout layout = nhwc ? Layout::kChannelsLast : inner_layout();
 
   dnnl::primitive_attr attr = base_attr();
   dnnl::post_ops ops;

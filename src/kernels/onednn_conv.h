@@ -4,8 +4,10 @@
 //   y = activation(conv(x, w) [+ bias] [+ y])
 //
 // x is (N, C, D...) in NCHW order, w is (M, C / group, k...), y is (N, M, O...) in NCHW
-// order; bias is [M]. Inside, oneDNN may compute in a blocked layout: the input is reordered
-// into it and the result back, both in per-thread scratch memory. A constant w is packed
+// order, or x and y channels-last (N, D..., C) when `channels_last`; bias is [M]. Shapes are
+// always passed in NCHW order. From NCHW, oneDNN may compute in a blocked layout: the input
+// is reordered into it and the result back, both in per-thread scratch memory; channels-last
+// computes in place, without reorders. A constant w is packed
 // once, at the first run, into the layout the primitive prefers; primitives are cached per
 // input shape (bounded). run() is thread-safe.
 #pragma once
@@ -23,6 +25,7 @@
 namespace onyx::onednn {
 
 struct ConvEpilogue {
+  bool channels_last = false;  // x and y are (N, D..., C)
   bool bias = false;
   bool accumulate = false;  // add the convolution to what y holds (a residual)
   dnnl::algorithm activation = dnnl::algorithm::undef;  // undef: none

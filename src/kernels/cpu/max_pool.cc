@@ -3,11 +3,13 @@
 // offsets, in row-major order (storage_order 0) or with the spatial dims in column-major order
 // (storage_order 1). The first maximum in window order wins ties. A window lying wholly in
 // the padding gives the lowest value (-inf for floats) and index -1.
+// float32 without Indices and with unit dilations runs through oneDNN's pooling.
 #include <limits>
 #include <vector>
 
 #include "kernels/dispatch.h"
 #include "kernels/kernel.h"
+#include "kernels/onednn_pool.h"
 #include "kernels/pool_common.h"
 
 namespace onyx {
@@ -28,6 +30,11 @@ class MaxPoolKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(WindowGeometry g, resolve_pool(attrs_, x.shape()));
     Shape y_shape{x.dim(0), x.dim(1)};
     y_shape.insert(y_shape.end(), g.out.begin(), g.out.end());
+    if (x.dtype() == DataType::kFloat && !ctx.output_requested(1) && onednn::MaxPool::supports(g) &&
+        shape_size(y_shape) > 0) {
+      ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), y_shape));
+      return fast_.run(x.shape(), g, x.data<float>(), y->data<float>());
+    }
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), y_shape));
     int64_t* indices = nullptr;
     if (ctx.output_requested(1)) {
@@ -79,6 +86,7 @@ class MaxPoolKernel final : public Kernel {
  private:
   WindowAttrs attrs_;
   bool column_major_ = false;
+  onednn::MaxPool fast_{false};
 };
 
 }  // namespace
