@@ -1,6 +1,9 @@
 // onyx: the command-line entry point. `onyx help` lists the subcommands.
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+
+#include <unistd.h>
 #include <string>
 #include <vector>
 
@@ -29,7 +32,21 @@ void print_usage() {
 
 }  // namespace
 
+// The intra-op pool is OpenMP's (libgomp), which reads its waiting policy from the environment
+// when it is loaded, before main. Unless the user chose one, onyx re-executes itself once with
+// a short spin (GOMP_SPINCOUNT) so that idle pool threads soon sleep instead of spinning on a
+// core another process needs. ONYX_NO_REEXEC=1 skips this.
+// About 10-50 microseconds of spinning before a pool thread blocks.
+constexpr const char* kDefaultSpinCount = "20000";
+
+static void prefer_short_spin(char** argv) {
+  if (std::getenv("OMP_WAIT_POLICY") || std::getenv("GOMP_SPINCOUNT") || std::getenv("ONYX_NO_REEXEC")) return;
+  setenv("GOMP_SPINCOUNT", kDefaultSpinCount, 1);
+  execv("/proc/self/exe", argv);  // returns only on failure: go on with libgomp's defaults
+}
+
 int main(int argc, char** argv) {
+  prefer_short_spin(argv);
   if (argc < 2 || !std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
     print_usage();
     return argc < 2 ? 2 : 0;

@@ -4,7 +4,14 @@ Switching is one line: ``import onyx as onnxruntime``. InferenceSession, Session
 RunOptions, the enums, the module functions and the exception classes have onnxruntime's names,
 arguments and defaults; see ``help(onyx.InferenceSession)`` for what onyx does differently.
 """
-from onyx.capi.onnxruntime_pybind11_state import (  # noqa: F401
+import os as _os
+
+# The intra-op pool is OpenMP's (libgomp), which reads its waiting policy when it is loaded:
+# unless the user chose one, pool threads spin briefly and then sleep instead of holding a core.
+if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
+    _os.environ["GOMP_SPINCOUNT"] = "20000"
+
+from onyx.capi.onnxruntime_pybind11_state import (  # noqa: E402,F401
     EngineError,
     EPFail,
     ExecutionMode,
@@ -30,9 +37,9 @@ from onyx.capi.onnxruntime_pybind11_state import (  # noqa: F401
     set_default_logger_severity,
     set_default_logger_verbosity,
 )
-from onyx.capi.onnxruntime_inference_collection import (  # noqa: F401
+from onyx.capi.onnxruntime_inference_collection import (  # noqa: E402,F401
     InferenceSession,
     ModelMetadata,
     NodeArg,
 )
-from onyx import capi  # noqa: F401
+from onyx import capi  # noqa: E402,F401
