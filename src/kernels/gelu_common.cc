@@ -5,6 +5,7 @@
 
 #include "core/parallel.h"
 #include "kernels/dispatch.h"
+#include "kernels/expand_to.h"
 #include "kernels/target_clones.h"
 
 namespace onyx {
@@ -54,14 +55,21 @@ void gelu_row(GeluKind kind, const float* x, const float* bias, float* y, int64_
   else gelu_tanh_f32(x, bias, y, n);
 }
 
-Status gelu_compute(KernelContext& ctx, GeluKind kind, const Tensor& x, const Tensor* bias) {
-  if (!x.defined()) return invalid_argument("input 0 must be a tensor");
+Status gelu_compute(KernelContext& ctx, GeluKind kind, const Tensor& x_in, const Tensor* bias) {
+  if (!x_in.defined()) return invalid_argument("input 0 must be a tensor");
+  Tensor x = x_in;
   int64_t cols = std::min<int64_t>(x.numel(), 4096);
   if (bias) {
-    if (bias->dtype() != x.dtype() || bias->rank() != 1 || x.rank() < 1 || bias->numel() != x.shape().back())
-      return invalid_argument("bias ", bias->describe(), " must be 1-D of the input's type with its last dim (input ",
-                              x.describe(), ")");
+    if (bias->dtype() != x.dtype() || bias->rank() != 1)
+      return invalid_argument("bias ", bias->describe(), " must be 1-D of the input's type (input ", x.describe(), ")");
     cols = bias->numel();
+    if (x.rank() == 0 || (x.shape().back() == 1 && cols != 1)) {  // X + bias broadcasts X's last dim
+      Shape wide = x.rank() == 0 ? Shape{cols} : x.shape();
+      wide.back() = cols;
+      ONYX_ASSIGN_OR_RETURN(x, expand_to(x, wide));
+    } else if (x.shape().back() != cols) {
+      return invalid_argument("bias ", bias->describe(), " does not match the last dim of the input ", x.describe());
+    }
   }
   ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), x.shape()));
   if (x.numel() == 0) return Status::Ok();

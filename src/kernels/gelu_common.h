@@ -57,8 +57,9 @@ enum class GeluKind { kErf, kTanh };
 void gelu_row(GeluKind kind, const float* x, const float* bias, float* y, int64_t n);
 
 // Output 0 = gelu(X + bias): X float32, float16 or double; `bias` (null for none) a 1-D tensor
-// of X's type whose length is X's last dim, added along that dim. INVALID_ARGUMENT for a bias
-// that does not fit; NOT_IMPLEMENTED for other types. Rows run through parallel_for.
+// of X's type added along X's last dim, which must equal its length or be 1 (then broadcast,
+// as X + bias would; the output has the broadcast shape). INVALID_ARGUMENT for a bias that
+// does not fit; NOT_IMPLEMENTED for other types. Rows run through parallel_for.
 Status gelu_compute(KernelContext& ctx, GeluKind kind, const Tensor& x, const Tensor* bias);
 
 }  // namespace onyx

@@ -54,12 +54,18 @@ class Pass {
   virtual Result<bool> run(PassContext& ctx) const = 0;
 };
 
-// A pass made of one rewrite rule. run() tries match() on every node in order; each Patch it
-// returns is applied at once (the index is rebuilt and the scan goes on from the same
-// position), so a match always sees the current graph. Types are those from before the pass
-// (values created by this pass's earlier patches have none until the next round).
+// A pass made of one rewrite rule. run() sweeps the graph: match() is tried on every node of
+// one snapshot (a node an earlier patch of the sweep removes is skipped), and the patches are
+// applied together at the end of the sweep. A patch that conflicts with an earlier one of the
+// sweep (removes a node it removes, deletes a value it makes something read, or reads a value
+// it deletes) is dropped and found again by the next sweep; sweeps go on while they change
+// something, up to kMaxSweeps. Types are those from before the pass: values a patch creates
+// have none until the PassManager infers again. A rule therefore judges only from the
+// snapshot, and must describe an edit that stays valid when other non-conflicting edits of
+// the same sweep are applied with it.
 class RulePass : public Pass {
  public:
+  static constexpr int kMaxSweeps = 8;
   // The edit replacing node `i` (and whatever it pulls in), or nullopt to leave it.
   virtual std::optional<Patch> match(const GraphIndex& g, size_t i, const PassContext& ctx) const = 0;
   Result<bool> run(PassContext& ctx) const override;

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <set>
 #include <unordered_set>
+#include <unordered_set>
 
 #include "core/logging.h"
 #include "optimizer/verify.h"
@@ -48,22 +49,44 @@ std::vector<std::shared_ptr<const Pass>> PassRegistry::phase(Phase phase) const 
 Result<bool> RulePass::run(PassContext& ctx) const {
   ir::Graph& graph = ctx.model.graph;
   bool changed = false;
-  // Bounds the work of a rule that keeps matching its own output.
-  const size_t limit = 4 * graph.nodes.size() + 64;
-  size_t applied = 0;
-  auto index = std::make_unique<GraphIndex>(graph, &ctx.types);
-  for (size_t i = 0; i < graph.nodes.size();) {
-    std::optional<Patch> patch = match(*index, i, ctx);
-    if (!patch || patch->empty()) {
-      ++i;
-      continue;
+  // A sweep tries every node against one snapshot and applies the non-conflicting patches
+  // together; patches skipped for a conflict, and matches the edits enable, get the next sweep.
+  for (int sweep = 0; sweep < kMaxSweeps; ++sweep) {
+    GraphIndex index(graph, &ctx.types);
+    std::vector<Patch> batch;
+    std::vector<bool> removed(graph.nodes.size(), false);
+    std::unordered_set<std::string> deleted_values, new_reads;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      if (removed[i]) continue;
+      std::optional<Patch> patch = match(index, i, ctx);
+      if (!patch || patch->empty()) continue;
+      // Values this patch deletes, and values it makes something read (newly or again).
+      std::unordered_set<std::string> made;
+      for (const auto& n : patch->add_nodes) made.insert(n.outputs.begin(), n.outputs.end());
+      for (const auto& init : patch->add_initializers) made.insert(init.first);
+      std::vector<std::string> deletes, reads;
+      bool conflict = false;
+      for (size_t r : patch->remove_nodes) {
+        if (r >= removed.size() || removed[r]) conflict = true;
+        else
+          for (const auto& o : graph.nodes[r].outputs)
+            if (!o.empty() && !made.count(o)) deletes.push_back(o);
+      }
+      for (const auto& [from, to] : patch->replace_uses) reads.push_back(to);
+      for (const auto& n : patch->add_nodes) reads.insert(reads.end(), n.inputs.begin(), n.inputs.end());
+      for (const auto& v : deletes) conflict = conflict || new_reads.count(v);
+      for (const auto& v : reads) conflict = conflict || deleted_values.count(v);
+      if (conflict) continue;
+      for (size_t r : patch->remove_nodes) removed[r] = true;
+      deleted_values.insert(deletes.begin(), deletes.end());
+      new_reads.insert(reads.begin(), reads.end());
+      for (const auto& [domain, version] : patch->opset_imports)
+        if (!ctx.model.opsets.count(domain)) ctx.model.opsets[domain] = version;
+      batch.push_back(std::move(*patch));
     }
-    if (++applied > limit) return error(StatusCode::kInternal, "the rule keeps matching (", applied, " edits)");
-    for (const auto& [domain, version] : patch->opset_imports)
-      if (!ctx.model.opsets.count(domain)) ctx.model.opsets[domain] = version;
-    ONYX_RETURN_IF_ERROR(apply_patch(graph, std::move(*patch)));
+    if (batch.empty()) break;
+    ONYX_RETURN_IF_ERROR(apply_patches(graph, std::move(batch)));
     changed = true;
-    index = std::make_unique<GraphIndex>(graph, &ctx.types);
   }
   return changed;
 }
@@ -72,8 +95,13 @@ size_t prune_unused(ir::Graph& graph) {
   std::unordered_set<std::string> used;
   for (const auto& vi : graph.inputs) used.insert(vi.name);
   for (const auto& vi : graph.outputs) used.insert(vi.name);
-  for (const auto& n : graph.nodes)
-    for (const auto& name : node_reads(n)) used.insert(name);
+  for (const auto& n : graph.nodes) {
+    if (has_subgraph(n)) {
+      for (const auto& name : node_reads(n)) used.insert(name);
+    } else {
+      used.insert(n.inputs.begin(), n.inputs.end());
+    }
+  }
   size_t removed = 0;
   for (auto it = graph.initializers.begin(); it != graph.initializers.end();) {
     if (used.count(it->first)) {

@@ -9,25 +9,44 @@
 
 namespace onyx::optimizer {
 
+namespace {
+
+// The values node `n` reads: its inputs, plus subgraph captures when it has subgraphs.
+template <typename F>
+void for_each_read(const ir::Node& n, F&& fn) {
+  if (has_subgraph(n)) {
+    for (const auto& name : node_reads(n)) fn(name);
+  } else {
+    for (const auto& name : n.inputs)
+      if (!name.empty()) fn(name);
+  }
+}
+
+}  // namespace
+
 Status sort_topologically(ir::Graph& graph) {
   auto& nodes = graph.nodes;
   std::unordered_map<std::string, size_t> producer;
+  producer.reserve(nodes.size() * 2);
   for (size_t i = 0; i < nodes.size(); ++i)
     for (const auto& o : nodes[i].outputs)
       if (!o.empty()) producer.emplace(o, i);
+  bool sorted = true;
+  for (size_t i = 0; i < nodes.size() && sorted; ++i)
+    for_each_read(nodes[i], [&](const std::string& name) {
+      auto it = producer.find(name);
+      if (it != producer.end() && it->second >= i) sorted = false;
+    });
+  if (sorted) return Status::Ok();
   std::vector<std::vector<size_t>> consumers(nodes.size());
   std::vector<int> pending(nodes.size(), 0);
-  bool sorted = true;
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    for (const auto& name : node_reads(nodes[i])) {
+  for (size_t i = 0; i < nodes.size(); ++i)
+    for_each_read(nodes[i], [&](const std::string& name) {
       auto it = producer.find(name);
-      if (it == producer.end()) continue;
-      if (it->second >= i) sorted = false;
+      if (it == producer.end()) return;
       consumers[it->second].push_back(i);
       ++pending[i];
-    }
-  }
-  if (sorted) return Status::Ok();
+    });
   std::priority_queue<size_t, std::vector<size_t>, std::greater<size_t>> ready;
   for (size_t i = 0; i < nodes.size(); ++i)
     if (pending[i] == 0) ready.push(i);
@@ -51,33 +70,36 @@ Status sort_topologically(ir::Graph& graph) {
   return Status::Ok();
 }
 
-Status apply_patch(ir::Graph& graph, Patch patch) {
-  std::vector<bool> removed(graph.nodes.size(), false);
-  size_t first_removed = graph.nodes.size();
-  for (size_t i : patch.remove_nodes) {
-    if (i >= graph.nodes.size() || removed[i])
-      return error(StatusCode::kInternal, "patch removes node #", i, ", which is out of range or listed twice");
-    removed[i] = true;
-    first_removed = std::min(first_removed, i);
+Status apply_patches(ir::Graph& graph, std::vector<Patch> patches) {
+  const size_t n = graph.nodes.size();
+  std::vector<bool> removed(n, false);
+  // New nodes by insertion point: before old node i, or at the end (i == n).
+  std::vector<std::vector<ir::Node>> insert(n + 1);
+  std::unordered_map<std::string, std::string> to;
+  for (auto& patch : patches) {
+    size_t first = n;
+    for (size_t i : patch.remove_nodes) {
+      if (i >= n || removed[i])
+        return error(StatusCode::kInternal, "patch removes node #", i, ", which is out of range or removed twice");
+      removed[i] = true;
+      first = std::min(first, i);
+    }
+    for (auto& node : patch.add_nodes) insert[first].push_back(std::move(node));
+    for (auto& [name, t] : patch.add_initializers) {
+      if (name.empty() || !graph.initializers.emplace(name, std::move(t)).second)
+        return error(StatusCode::kInternal, "patch adds initializer '", name, "', which already exists");
+    }
+    for (auto& [from, dest] : patch.replace_uses) to[from] = dest;
   }
-  for (const auto& [name, t] : patch.add_initializers)
-    if (name.empty() || graph.initializers.count(name))
-      return error(StatusCode::kInternal, "patch adds initializer '", name, "', which already exists");
-
   std::vector<ir::Node> nodes;
-  nodes.reserve(graph.nodes.size() + patch.add_nodes.size());
-  for (size_t i = 0; i < graph.nodes.size(); ++i) {
-    if (i == first_removed)
-      for (auto& n : patch.add_nodes) nodes.push_back(std::move(n));
-    if (!removed[i]) nodes.push_back(std::move(graph.nodes[i]));
+  nodes.reserve(n);
+  for (size_t i = 0; i <= n; ++i) {
+    for (auto& node : insert[i]) nodes.push_back(std::move(node));
+    if (i < n && !removed[i]) nodes.push_back(std::move(graph.nodes[i]));
   }
-  if (first_removed == graph.nodes.size())
-    for (auto& n : patch.add_nodes) nodes.push_back(std::move(n));
   graph.nodes = std::move(nodes);
-  for (auto& [name, t] : patch.add_initializers) graph.initializers.emplace(name, std::move(t));
 
-  if (!patch.replace_uses.empty()) {
-    std::unordered_map<std::string, std::string> to(patch.replace_uses.begin(), patch.replace_uses.end());
+  if (!to.empty()) {
     auto resolve = [&](std::string name) {
       for (size_t hops = 0; hops <= to.size(); ++hops) {  // follows chains a -> b -> c
         auto it = to.find(name);
@@ -86,8 +108,8 @@ Status apply_patch(ir::Graph& graph, Patch patch) {
       }
       return name;
     };
-    for (auto& n : graph.nodes)
-      for (auto& in : n.inputs)
+    for (auto& node : graph.nodes)
+      for (auto& in : node.inputs)
         if (!in.empty() && to.count(in)) in = resolve(in);
   }
   return sort_topologically(graph);

@@ -30,15 +30,22 @@ struct Patch {
   }
 };
 
-// Applies `patch` to `graph` and restores topological order. INTERNAL error (graph unchanged)
-// for a malformed patch: a node index out of range or listed twice, an initializer name that
-// exists. A patch that leaves a value undefined is caught by verify_graph, not here.
-Status apply_patch(ir::Graph& graph, Patch patch);
+// Applies `patches`, all staged against the same graph and not overlapping (no node removed
+// twice), then restores topological order. Each patch's new nodes go where its first removed
+// node stood. INTERNAL error for a malformed patch: a node index out of range or removed
+// twice, an initializer name that exists (the graph may then be partly edited). A patch that
+// leaves a value undefined is caught by verify_graph, not here.
+Status apply_patches(ir::Graph& graph, std::vector<Patch> patches);
+inline Status apply_patch(ir::Graph& graph, Patch patch) {
+  std::vector<Patch> one;
+  one.push_back(std::move(patch));
+  return apply_patches(graph, std::move(one));
+}
 
 // Reorders graph.nodes topologically (reads include subgraph captures), keeping the current
-// order among nodes that are ready together. INVALID_MODEL on a cycle (graph unchanged);
-// values nothing produces count as available (graph inputs, initializers, or undefined —
-// verify_graph reports those).
+// order among nodes that are ready together; a graph already in order is left as it is.
+// INVALID_MODEL on a cycle (graph unchanged); values nothing produces count as available
+// (graph inputs, initializers, or undefined — verify_graph reports those).
 Status sort_topologically(ir::Graph& graph);
 
 }  // namespace onyx::optimizer

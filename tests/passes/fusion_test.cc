@@ -117,14 +117,40 @@ TEST(BiasGeluFusion, ProjectionBiasJoinsTheGelu) {
     if (n.op_type == "FastGelu") EXPECT_EQ(n.inputs.size(), 2u);
 }
 
-TEST(BiasGeluFusion, BroadcastingAddStays) {
+TEST(BiasGeluFusion, BroadcastingAndUnknownShapesFuse) {
   PassModel m;
   m.input("x", {4, 1});
-  m.init_random("b", {16});  // the Add broadcasts x: not a bias of x's last dim
+  m.init_random("b", {16});  // the Add broadcasts x's last dim: the kernel does the same
   m.node("Add", {"x", "b"}, {"h"});
   add_erf_gelu(m, "h", "y", ErfForm::kDivThenTimesHalf);
   m.output("y");
-  check_rewrite(m, {}, {{"Add", 1}, {"com.microsoft:Gelu", 1}}, kRtol, kAtol, 2);
+  check_rewrite(m, {}, {{"com.microsoft:BiasGelu", 1}}, kRtol, kAtol, 2);
+
+  PassModel u;  // x's shape unknown (no rule for what feeds it): still fused
+  u.input("x", {3, 16});
+  u.input("shape", {2}, onnx::TensorProto::INT64);
+  u.node("Reshape", {"x", "shape"}, {"r"});
+  u.init_random("b", {16});
+  u.node("Add", {"r", "b"}, {"h"});
+  add_erf_gelu(u, "h", "y", ErfForm::kHalfFirst);
+  u.output("y");
+  ir::Model before = load(u), after = load(u);
+  ASSERT_TRUE(apply_level(after, 2).ok());
+  EXPECT_EQ(histogram(after.graph), (Hist{{"Reshape", 1}, {"com.microsoft:BiasGelu", 1}}));
+  Tensor shape(DataType::kInt64, {2});
+  shape.data<int64_t>()[0] = 6;
+  shape.data<int64_t>()[1] = 8;  // 6x8 + [16] does not broadcast: both graphs must refuse
+  std::vector<Value> feeds = random_inputs(before);
+  feeds[1] = Value(shape);
+  EXPECT_FALSE(run_model(before, feeds).ok());
+  EXPECT_FALSE(run_model(after, feeds).ok());
+  shape.data<int64_t>()[0] = 3;
+  shape.data<int64_t>()[1] = 16;
+  feeds[1] = Value(shape);
+  auto expected = run_model(before, feeds);
+  auto actual = run_model(after, feeds);
+  ASSERT_TRUE(expected.ok() && actual.ok());
+  expect_same_outputs(*expected, *actual, kRtol, kAtol);
 }
 
 // BERT's residual block: y = LN(x + (x @ w + b)), with the sum read again by `also`.

@@ -146,9 +146,9 @@ Result<optimizer::OptimizeReport> apply_passes(ir::Model& model, const std::vect
   return manager.run(model, types);
 }
 
-Result<optimizer::OptimizeReport> apply_level(ir::Model& model, int level) {
+Result<optimizer::OptimizeReport> apply_level(ir::Model& model, int level, int log_level) {
   ops::GraphTypes types = ops::infer_graph_types(model.graph, model.opsets);
-  return optimizer::PassManager::for_level(level).run(model, types);
+  return optimizer::PassManager::for_level(level).run(model, types, log_level);
 }
 
 std::map<std::string, int> histogram(const ir::Graph& graph) {

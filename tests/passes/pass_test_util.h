@@ -45,7 +45,7 @@ void attr_tensor(onnx::NodeProto* n, const std::string& name, std::vector<int64_
 ir::Model load(const PassModel& m);
 // Applies the registered passes named (as one phase, to a fixpoint) or a whole level.
 Result<optimizer::OptimizeReport> apply_passes(ir::Model& model, const std::vector<std::string>& names);
-Result<optimizer::OptimizeReport> apply_level(ir::Model& model, int level);
+Result<optimizer::OptimizeReport> apply_level(ir::Model& model, int level, int log_level = 2);
 // "Op" -> count ("com.microsoft:Gelu" for other domains).
 std::map<std::string, int> histogram(const ir::Graph& graph);
 // Random inputs for every graph input that has no initializer, from its declared type (the

@@ -134,6 +134,18 @@ TEST(IdentityElimination, BypassesAndKeepsOutputNames) {
   EXPECT_EQ(after.graph.nodes[0].outputs[0] == "y" || after.graph.nodes[1].outputs[0] == "y", true);
 }
 
+TEST(IdentityElimination, ChainsIntoAGraphOutputTakeTwoSweeps) {
+  PassModel m;
+  m.input("x", {4});
+  m.node("Relu", {"x"}, {"r"});
+  m.node("Identity", {"r"}, {"i1"});
+  m.node("Identity", {"i1"}, {"i2"});
+  m.node("Identity", {"i2"}, {"y"});  // graph output: Relu ends up writing "y"
+  m.output("y");
+  ir::Model after = check_rewrite(m, {"identity_elimination"}, {{"Relu", 1}});
+  EXPECT_EQ(after.graph.nodes[0].outputs[0], "y");
+}
+
 TEST(IdentityElimination, KeepsValuesASubgraphReads) {
   PassModel m;
   m.input("x", {2});

@@ -1,5 +1,6 @@
-// com.microsoft BiasGelu (contrib op, since 1): C = gelu(A + B), erf form, where B is 1-D with
-// A's last dim. float32, float16, double.
+// com.microsoft BiasGelu (contrib op, since 1): C = gelu(A + B), erf form, where B is 1-D along
+// A's last dim (which may be 1: broadcast, C then has the broadcast shape). float32, float16,
+// double.
 #include "kernels/gelu_common.h"
 
 namespace onyx {

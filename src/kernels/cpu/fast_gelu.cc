@@ -1,6 +1,6 @@
 // com.microsoft FastGelu (contrib op, since 1): Y = gelu_tanh(X + bias), the tanh
 // approximation 0.5 * v * (1 + tanh(sqrt(2 / pi) * (v + 0.044715 * v^3))) with v = X + bias.
-// bias (optional) is 1-D with X's last dim. float32, float16, double.
+// bias (optional) is 1-D along X's last dim (which may be 1: broadcast). float32, float16, double.
 #include "kernels/gelu_common.h"
 
 namespace onyx {

@@ -1,10 +1,11 @@
 // com.microsoft SkipLayerNormalization (contrib op, since 1): layer normalisation over the last
 // dim of S = input + skip + bias.
-//   inputs:  input [..., H]; skip: input's shape, or input's trailing dims (leading 1s
-//            allowed; repeated over the leading dims); gamma [H]; beta [H] (optional);
-//            bias [H] (optional). All of one type: float32, float16 or double.
-//   outputs: output = (S - mean) / sqrt(var + epsilon) * gamma + beta (input's shape);
-//            mean, inv_std_var (optional, float32, input.shape[:-1] + [1]);
+//   inputs:  input, skip: [..., H], usually of one shape or skip the trailing dims of input
+//            (ONNX Runtime's cases); any two shapes that broadcast (numpy rules) to a shape
+//            ending in H are accepted; gamma [H]; beta [H] (optional); bias [H] (optional).
+//            All of one type: float32, float16 or double.
+//   outputs: output = (S - mean) / sqrt(var + epsilon) * gamma + beta (S's shape);
+//            mean, inv_std_var (optional, float32, S.shape[:-1] + [1]);
 //            input_skip_bias_sum (optional) = S.
 //   attribute epsilon (default 1e-12).
 // One pass over memory per row: S is formed once (into the sum output, or into the output),
@@ -15,6 +16,7 @@
 
 #include "core/parallel.h"
 #include "kernels/dispatch.h"
+#include "kernels/expand_to.h"
 #include "kernels/kernel.h"
 #include "kernels/target_clones.h"
 
@@ -84,22 +86,34 @@ class SkipLayerNormalizationKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const Tensor& x = ctx.input(0);
-    const Tensor& skip = ctx.input(1);
     const Tensor& gamma = ctx.input(2);
     const Tensor* beta = ctx.has_input(3) ? &ctx.input(3) : nullptr;
     const Tensor* bias = ctx.has_input(4) ? &ctx.input(4) : nullptr;
-    if (!x.defined() || x.rank() < 1) return invalid_argument("input must be a tensor of rank >= 1, got ", x.describe());
-    const int64_t hidden = x.shape().back();
-    if (!skip.defined() || skip.dtype() != x.dtype() || !skip_fits(x.shape(), skip.shape()))
-      return invalid_argument("skip ", skip.describe(), " must have the input's type and shape or its trailing dims (input ",
-                              x.describe(), ")");
+    Tensor x = ctx.input(0);
+    Tensor skip = ctx.input(1);
+    if (!x.defined() || !skip.defined() || skip.dtype() != x.dtype())
+      return invalid_argument("input and skip must be tensors of one type, got ", x.describe(), " and ", skip.describe());
+    if (!gamma.defined() || gamma.rank() != 1) return invalid_argument("gamma must be 1-D, got ", gamma.describe());
+    const int64_t hidden = gamma.numel();
+    auto shape = broadcast_shapes({x.shape(), skip.shape(), bias ? Shape{hidden} : Shape{}});
+    if (!shape.ok() || shape->empty() || shape->back() != hidden)
+      return invalid_argument("input ", x.describe(), ", skip ", skip.describe(),
+                              bias ? " and bias " + bias->describe() : std::string(),
+                              " must broadcast to a shape whose last dim is gamma's length ", hidden);
+    const Shape& out_shape = *shape;
+    // The fast path reads `x` at the output shape and `skip` as its trailing dims.
+    if (x.shape() != out_shape && skip.shape() == out_shape && skip_fits(out_shape, x.shape())) std::swap(x, skip);
+    if (x.shape() != out_shape) {
+      ONYX_ASSIGN_OR_RETURN(x, expand_to(x, out_shape));
+    }
+    if (!skip_fits(out_shape, skip.shape())) {
+      ONYX_ASSIGN_OR_RETURN(skip, expand_to(skip, out_shape));
+    }
     auto check_vector = [&](const Tensor* t, const char* name) -> Status {
       if (t && (!t->defined() || t->dtype() != x.dtype() || t->rank() != 1 || t->numel() != hidden))
         return invalid_argument(name, " ", t->describe(), " must be 1-D of the input's type with ", hidden, " elements");
       return Status::Ok();
     };
-    if (!gamma.defined()) return invalid_argument("gamma is required");
     ONYX_RETURN_IF_ERROR(check_vector(&gamma, "gamma"));
     ONYX_RETURN_IF_ERROR(check_vector(beta, "beta"));
     ONYX_RETURN_IF_ERROR(check_vector(bias, "bias"));

@@ -1,28 +1,15 @@
 // bias_gelu_fusion (extended): the bias Add of a projection feeding a fused GELU,
 //   Gelu(Add(X, bias))      -> com.microsoft BiasGelu(X, bias)
 //   FastGelu(Add(X, bias))  -> com.microsoft FastGelu(X, bias)
-// where bias is a 1-D constant with X's last dim, X has the Add's output shape and one float
-// type, and the Add's output has no other reader. Runs after gelu_fusion/fast_gelu_fusion
+// where bias is a 1-D constant, X and bias have one float type, and the Add's output has no
+// other reader. X's shape need not be known: the kernels broadcast X's last dim against the
+// bias as the Add would. Runs after gelu_fusion/fast_gelu_fusion
 // in the same phase (the fixpoint brings them round again).
 #include "optimizer/fusions/fusion_util.h"
 #include "optimizer/pass.h"
 
 namespace onyx::optimizer {
 namespace {
-
-bool same_shape(const GraphIndex& g, const std::string& a, const std::string& b) {
-  const ir::TypeInfo* ta = g.type(a);
-  const ir::TypeInfo* tb = g.type(b);
-  if (!ta || !tb || !ta->shape.has_rank || !tb->shape.has_rank || ta->shape.dims.size() != tb->shape.dims.size())
-    return false;
-  for (size_t d = 0; d < ta->shape.dims.size(); ++d) {
-    const Dim &x = ta->shape.dims[d], &y = tb->shape.dims[d];
-    const bool same = (x.value || y.value) ? (x.value && y.value && *x.value == *y.value)
-                                           : (!x.symbol.empty() && x.symbol == y.symbol);
-    if (!same) return false;
-  }
-  return true;
-}
 
 class BiasGeluFusion final : public RulePass {
  public:
@@ -37,15 +24,12 @@ class BiasGeluFusion final : public RulePass {
     if (!add || !is_op(g.node(*add), "Add") || g.node(*add).inputs.size() != 2 || !g.single_use(a)) return std::nullopt;
     const ir::Node& n = g.node(*add);
     const DataType type = g.elem_type(a);
-    const auto h = g.last_dim(a);
-    if (!fusable_float(type) || !h) return std::nullopt;
+    if (!fusable_float(type)) return std::nullopt;
     for (int k = 0; k < 2; ++k) {
       const std::string& x = n.inputs[size_t(k)];
       const std::string& bias = n.inputs[size_t(1 - k)];
       const Tensor* b = g.constant(bias);
-      if (!b || b->rank() != 1 || b->numel() != *h || b->dtype() != type || g.elem_type(x) != type ||
-          !same_shape(g, x, a))
-        continue;
+      if (!b || b->rank() != 1 || b->dtype() != type || g.elem_type(x) != type) continue;
       Patch p;
       p.remove_nodes = {*add, i};
       ir::Node fused;

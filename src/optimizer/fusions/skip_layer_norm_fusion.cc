@@ -2,13 +2,14 @@
 // last dim,
 //   S = Add(input, skip); Y = LayerNormalization(S, gamma, beta)
 // becomes one com.microsoft SkipLayerNormalization(input, skip, gamma, beta) -> Y. When the
-// input is itself Add(M, bias) with a 1-D constant bias over the last dim (the projection
-// before the residual), that Add joins as the fused node's bias input. When S has other
+// input is itself Add(M, bias) with a 1-D constant bias (the projection before the residual)
+// read by nothing else, that Add joins as the fused node's bias input. When S has other
 // readers (the next residual, as in BERT) or is a graph output, the fused node writes it as
 // its input_skip_bias_sum output; LayerNormalization's Mean and InvStdDev map to its mean and
-// inv_std_var. Conditions: static shapes show `input` (and M) with S's shape and `skip` with
-// S's trailing dims; gamma and beta 1-D with S's last dim; one float type throughout;
-// stash_type float.
+// inv_std_var. Conditions: gamma and beta 1-D of a known length H (the bias too); one float
+// type throughout; stash_type float. Shapes need not be known: the kernel broadcasts input
+// and skip as the Adds would (the input is the operand statically known to have S's shape,
+// when one is).
 #include "optimizer/fusions/fusion_util.h"
 #include "optimizer/pass.h"
 
@@ -53,47 +54,50 @@ class SkipLayerNormFusion final : public RulePass {
       return std::nullopt;
     if (const ir::Attribute* stash = ln.attribute("stash_type"); stash && stash->i != 1) return std::nullopt;
     const std::string& s = ln.inputs[0];
-    const SymbolicShape* s_shape = shape_of(g, s);
-    const auto h = g.last_dim(s);
     const DataType type = g.elem_type(s);
-    if (!s_shape || s_shape->dims.empty() || !h || !fusable_float(type)) return std::nullopt;
-    const int64_t rank = int64_t(s_shape->dims.size());
-    const ir::Attribute* axis = ln.attribute("axis");
-    if (axis && axis->i != -1 && axis->i != rank - 1) return std::nullopt;
+    if (!fusable_float(type)) return std::nullopt;
+    if (const ir::Attribute* axis = ln.attribute("axis"); axis && axis->i != -1) {
+      const auto rank = g.rank(s);
+      if (!rank || axis->i != *rank - 1) return std::nullopt;
+    }
     const std::string& gamma = ln.inputs[1];
     const std::string beta = ln.inputs.size() > 2 ? ln.inputs[2] : "";
-    if (!is_vector_of(g, gamma, *h, type) || (!beta.empty() && !is_vector_of(g, beta, *h, type))) return std::nullopt;
+    const SymbolicShape* gamma_shape = shape_of(g, gamma);
+    if (!gamma_shape || gamma_shape->dims.size() != 1 || !gamma_shape->dims[0].value) return std::nullopt;
+    const int64_t h = *gamma_shape->dims[0].value;
+    if (!is_vector_of(g, gamma, h, type) || (!beta.empty() && !is_vector_of(g, beta, h, type))) return std::nullopt;
 
     auto add = g.producer(s);
     if (!add || !is_op(g.node(*add), "Add") || g.node(*add).inputs.size() != 2) return std::nullopt;
     const ir::Node& residual = g.node(*add);
-    std::string input, skip;
-    for (int k = 0; k < 2 && input.empty(); ++k) {
-      const std::string& a = residual.inputs[size_t(k)];
-      const std::string& b = residual.inputs[size_t(1 - k)];
-      if (fits(shape_of(g, a), *s_shape, true) && fits(shape_of(g, b), *s_shape, false) && g.elem_type(a) == type &&
-          g.elem_type(b) == type) {
-        input = a;
-        skip = b;
-      }
-    }
-    if (input.empty()) return std::nullopt;
+    if (g.elem_type(residual.inputs[0]) != type || g.elem_type(residual.inputs[1]) != type) return std::nullopt;
+    const SymbolicShape* s_shape = shape_of(g, s);
+    const bool second_is_full = s_shape && !fits(shape_of(g, residual.inputs[0]), *s_shape, true) &&
+                                fits(shape_of(g, residual.inputs[1]), *s_shape, true);
+    std::string input = residual.inputs[second_is_full ? 1 : 0];
+    std::string skip = residual.inputs[second_is_full ? 0 : 1];
 
     Patch p;
     p.remove_nodes = {*add, i};
-    std::string bias;
-    if (auto b = g.producer(input); b && is_op(g.node(*b), "Add") && g.single_use(input) && g.node(*b).inputs.size() == 2) {
-      const ir::Node& bias_add = g.node(*b);
-      for (int k = 0; k < 2 && bias.empty(); ++k) {
-        const std::string& m = bias_add.inputs[size_t(k)];
-        const std::string& c = bias_add.inputs[size_t(1 - k)];
-        if (g.constant(c) && is_vector_of(g, c, *h, type) && fits(shape_of(g, m), *s_shape, true) &&
-            g.elem_type(m) == type) {
-          bias = c;
-          input = m;
-          p.remove_nodes.push_back(*b);
-        }
+    // The projection bias: `v` = Add(m, c) with c a 1-D constant of length h, v read only here.
+    auto bias_of = [&](const std::string& v) -> std::optional<std::pair<std::string, size_t>> {
+      auto b = g.producer(v);
+      if (!b || !is_op(g.node(*b), "Add") || !g.single_use(v) || g.node(*b).inputs.size() != 2) return std::nullopt;
+      for (int k = 0; k < 2; ++k) {
+        const std::string& m = g.node(*b).inputs[size_t(k)];
+        const std::string& c = g.node(*b).inputs[size_t(1 - k)];
+        if (g.constant(c) && is_vector_of(g, c, h, type) && g.elem_type(m) == type) return std::make_pair(m, *b);
       }
+      return std::nullopt;
+    };
+    std::string bias;
+    auto found = bias_of(input);
+    if (!found && (found = bias_of(skip))) std::swap(input, skip);
+    if (found) {
+      bias = g.node(found->second).inputs[0] == found->first ? g.node(found->second).inputs[1]
+                                                             : g.node(found->second).inputs[0];
+      input = found->first;
+      p.remove_nodes.push_back(found->second);
     }
 
     ir::Node fused;

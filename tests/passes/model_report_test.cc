@@ -1,0 +1,41 @@
+// A developer's report, skipped unless ONYX_PASS_REPORT_MODEL names a model file: the op
+// histogram before and after each optimisation level, and which passes changed the graph.
+//   ONYX_PASS_REPORT_MODEL=bench/models/bert_base.onnx build/tests/onyx_pass_tests --gtest_filter='PassReport.*'
+// ONYX_PASS_REPORT_LEVEL picks one level (default: 1, 2 and 99).
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <set>
+
+#include "onnx/loader.h"
+#include "pass_test_util.h"
+
+namespace onyx::testing {
+namespace {
+
+TEST(PassReport, Model) {
+  const char* path = std::getenv("ONYX_PASS_REPORT_MODEL");
+  if (!path) GTEST_SKIP() << "set ONYX_PASS_REPORT_MODEL to a model file";
+  std::vector<int> levels = {1, 2, 99};
+  if (const char* l = std::getenv("ONYX_PASS_REPORT_LEVEL")) levels = {std::atoi(l)};
+  for (int level : levels) {
+    auto model = onnx_format::load_model_file(path);
+    ASSERT_TRUE(model.ok()) << model.status().to_string();
+    const auto before = histogram(model->graph);
+    auto report = apply_level(*model, level, std::getenv("ONYX_PASS_REPORT_VERBOSE") ? 0 : 2);
+    ASSERT_TRUE(report.ok()) << report.status().to_string();
+    const auto after = histogram(model->graph);
+    std::printf("level %d: %s\n", level, report->summary().c_str());
+    std::set<std::string> ops;
+    for (const auto& kv : before) ops.insert(kv.first);
+    for (const auto& kv : after) ops.insert(kv.first);
+    for (const auto& op : ops) {
+      const int b = before.count(op) ? before.at(op) : 0, a = after.count(op) ? after.at(op) : 0;
+      std::printf("  %-40s %5d -> %5d\n", op.c_str(), b, a);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace onyx::testing
