@@ -1,18 +1,28 @@
-// constant_folding (basic): a node of the default domain whose inputs are all constant
-// initializers is computed once, with the CPU kernel the planner would use, and its outputs
-// become initializers. Left alone: Constant (constant_to_initializer), nodes with subgraphs,
-// nodes with no inputs, random or training-mode ops (RandomNormal(Like), RandomUniform(Like),
-// Multinomial, Bernoulli, Dropout), DequantizeLinear (quantized weights stay small), outputs
-// that are not all tensors, and results too large: more than kMaxFoldElements elements in
-// all unless no larger than the node's inputs together. The size must be known before
-// running: from the static types, or because the op never outputs more elements than its
-// inputs hold (a listed shrinking op; checked again after). A kernel that refuses the inputs
-// leaves the node to fail at run as it would have.
+// constant_folding (basic): one walk over the graph in order that
+//   - computes every node of the default domain whose inputs are all constant initializers
+//     (or values folded earlier in the walk) with the CPU kernel the planner would use;
+//   - answers shape queries (Shape, Size, Gather of Shape; shape_query.h) from static types;
+//   - re-runs the op's static rule on every node it keeps, with the constants found so far,
+//     so types sharpen as it goes (a Reshape whose shape input just folded has a known shape
+//     for the Shape read after it): a Shape -> Gather -> Unsqueeze -> Concat -> Reshape chain
+//     collapses in one walk, layer after layer.
+// Folded outputs become initializers. Left alone: Constant (constant_to_initializer), nodes
+// with subgraphs, nodes with no inputs, random or training-mode ops (RandomNormal(Like),
+// RandomUniform(Like), Multinomial, Bernoulli, Dropout), DequantizeLinear (quantized weights
+// stay small), outputs that are not all tensors, and results too large: more than
+// kMaxFoldElements elements in all unless no larger than the node's inputs together. The size
+// must be known before running: from the static types, or because the op never outputs more
+// elements than its inputs hold (a listed shrinking op; checked again after). A kernel that
+// refuses the inputs leaves the node to fail at run as it would have.
 #include <algorithm>
+#include <map>
 #include <set>
+#include <unordered_map>
 
+#include "ops/op_rule.h"
 #include "optimizer/evaluate.h"
 #include "optimizer/pass.h"
+#include "optimizer/simplify/shape_query.h"
 
 namespace onyx::optimizer {
 namespace {
@@ -27,19 +37,97 @@ const std::set<std::string> kShrinking = {
     "Cast", "CastLike", "Transpose", "Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity", "Slice", "Concat",
     "Shape", "Size", "Neg", "Abs", "Sqrt", "Reciprocal", "Exp", "Log", "Relu", "Sigmoid", "Tanh", "Erf", "Floor",
     "Ceil", "Round", "Not", "Sign", "Softmax", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd",
-    "ArgMax", "ArgMin", "Split", "NonZero"};
+    "ArgMax", "ArgMin", "Split"};
 
-class ConstantFolding final : public RulePass {
+ir::TypeInfo type_of_tensor(const Tensor& t) {
+  ir::TypeInfo type;
+  type.kind = ir::TypeInfo::Kind::kTensor;
+  type.elem_type = t.dtype();
+  type.shape = ops::known_shape(t.shape());
+  return type;
+}
+
+// `rule` where it says something, the unknown parts filled from `old` when both are tensors
+// of one rank.
+ir::TypeInfo sharpen(ir::TypeInfo rule, const ir::TypeInfo* old) {
+  if (!old) return rule;
+  if (rule.kind == ir::TypeInfo::Kind::kUnknown) return *old;
+  if (rule.kind != ir::TypeInfo::Kind::kTensor || old->kind != ir::TypeInfo::Kind::kTensor) return rule;
+  if (rule.elem_type == DataType::kUndefined) rule.elem_type = old->elem_type;
+  if (!rule.shape.has_rank) {
+    rule.shape = old->shape;
+  } else if (old->shape.has_rank && old->shape.dims.size() == rule.shape.dims.size()) {
+    for (size_t d = 0; d < rule.shape.dims.size(); ++d)
+      if (!rule.shape.dims[d].value && (rule.shape.dims[d].symbol.empty() || old->shape.dims[d].value))
+        rule.shape.dims[d] = old->shape.dims[d];
+  }
+  return rule;
+}
+
+class ConstantFolding final : public Pass {
  public:
   std::string name() const override { return "constant_folding"; }
-  std::optional<Patch> match(const GraphIndex& g, size_t i, const PassContext& ctx) const override {
-    const ir::Node& n = g.node(i);
+
+  Result<bool> run(PassContext& ctx) const override {
+    ir::Graph& graph = ctx.model.graph;
+    GraphIndex g(graph, &ctx.types);
+    std::unordered_map<std::string, ir::TypeInfo> types = ctx.types.all;
+    std::map<std::string, Tensor> folded;  // stable addresses
+    auto constant_of = [&](const std::string& v) -> const Tensor* {
+      if (v.empty()) return nullptr;
+      auto f = folded.find(v);
+      return f != folded.end() ? &f->second : g.constant(v);
+    };
+    auto type_of = [&](const std::string& v) -> const ir::TypeInfo* {
+      auto it = types.find(v);
+      return it == types.end() ? nullptr : &it->second;
+    };
+    auto producer_of = [&](const std::string& v) -> const ir::Node* {
+      auto p = g.producer(v);
+      return p && !folded.count(v) ? &graph.nodes[*p] : nullptr;
+    };
+
+    Patch patch;
+    for (size_t i = 0; i < graph.nodes.size(); ++i) {
+      const ir::Node& n = graph.nodes[i];
+      std::optional<std::vector<Tensor>> values;
+      if (std::optional<Tensor> q = fold_shape_query(n, type_of, constant_of, producer_of)) {
+        values.emplace();
+        values->push_back(std::move(*q));
+      } else {
+        values = evaluate(g, n, ctx.opset(n), constant_of, type_of);
+      }
+      if (values) {
+        for (size_t k = 0; k < n.outputs.size(); ++k) {
+          if (n.outputs[k].empty()) continue;
+          types[n.outputs[k]] = type_of_tensor((*values)[k]);
+          folded.emplace(n.outputs[k], (*values)[k]);
+        }
+        patch.remove_nodes.push_back(i);
+        continue;
+      }
+      infer(n, ctx.opset(n), types, constant_of);
+    }
+    if (patch.remove_nodes.empty()) return false;
+    for (const auto& i : patch.remove_nodes)
+      for (const auto& o : graph.nodes[i].outputs)
+        if (!o.empty()) patch.add_initializers.emplace_back(o, folded.at(o));
+    ONYX_RETURN_IF_ERROR(apply_patch(graph, std::move(patch)));
+    return true;
+  }
+
+ private:
+  // The node's outputs computed by its kernel (one per output, undefined for omitted ones)
+  // when it may be folded; nullopt otherwise.
+  template <typename ConstantOf, typename TypeOf>
+  static std::optional<std::vector<Tensor>> evaluate(const GraphIndex& g, const ir::Node& n, int64_t opset,
+                                                     const ConstantOf& constant_of, const TypeOf& type_of) {
     if (!n.domain.empty() || n.inputs.empty() || kNeverFold.count(n.op_type) || has_subgraph(n)) return std::nullopt;
     std::vector<const Tensor*> inputs;
     int64_t input_elements = 0;
     bool any = false;
     for (const auto& in : n.inputs) {
-      const Tensor* t = in.empty() ? nullptr : g.constant(in);
+      const Tensor* t = constant_of(in);
       if (!in.empty() && !t) return std::nullopt;
       if (t) {
         any = true;
@@ -56,25 +144,52 @@ class ConstantFolding final : public RulePass {
       int64_t total = 0;
       for (const auto& o : n.outputs) {
         if (o.empty()) continue;
-        auto shape = g.shape(o);
-        if (!shape) return std::nullopt;
-        const int64_t size = shape_size(*shape);
-        if (size < 0 || (total += size) > limit) return std::nullopt;
+        const ir::TypeInfo* t = type_of(o);
+        if (!t || t->kind != ir::TypeInfo::Kind::kTensor || !t->shape.has_rank) return std::nullopt;
+        int64_t size = 1;
+        for (const Dim& d : t->shape.dims) {
+          if (!d.value || *d.value < 0) return std::nullopt;
+          size *= std::max<int64_t>(*d.value, 1);
+          if (size > limit) return std::nullopt;
+        }
+        if ((total += size) > limit) return std::nullopt;
       }
     }
-    auto values = evaluate_node(n, ctx.opset(n), inputs);
+    auto values = evaluate_node(n, opset, inputs);
     if (!values.ok()) return std::nullopt;
-    Patch p;
-    p.remove_nodes = {i};
+    std::vector<Tensor> out(n.outputs.size());
     int64_t total = 0;
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       if (n.outputs[k].empty()) continue;
       const Value& v = (*values)[k];
-      if (!v.is_tensor()) return std::nullopt;
-      if ((total += v.tensor().numel()) > limit) return std::nullopt;
-      p.add_initializers.emplace_back(n.outputs[k], v.tensor());
+      if (!v.is_tensor() || (total += v.tensor().numel()) > limit) return std::nullopt;
+      out[k] = v.tensor();
     }
-    return p;
+    return out;
+  }
+
+  // Re-derives the types of a kept node's outputs from its rule, with the constants known now.
+  template <typename ConstantOf>
+  static void infer(const ir::Node& n, int64_t opset, std::unordered_map<std::string, ir::TypeInfo>& types,
+                    const ConstantOf& constant_of) {
+    const ops::OpRule* rule = opset > 0 ? ops::OpRuleRegistry::global().find(n.domain, n.op_type, opset) : nullptr;
+    if (!rule) return;
+    std::vector<const ir::TypeInfo*> input_types;
+    std::vector<const Tensor*> constants;
+    bool any_constant = false;
+    for (const auto& in : n.inputs) {
+      auto it = in.empty() ? types.end() : types.find(in);
+      input_types.push_back(it == types.end() ? nullptr : &it->second);
+      constants.push_back(constant_of(in));
+      any_constant = any_constant || constants.back();
+    }
+    ops::InferenceContext ictx(n, opset, std::move(input_types), std::move(constants));
+    if (!rule->infer(ictx).ok()) return;
+    for (size_t k = 0; k < n.outputs.size(); ++k) {
+      if (n.outputs[k].empty()) continue;
+      auto it = types.find(n.outputs[k]);
+      types[n.outputs[k]] = sharpen(ictx.output_types()[k], it == types.end() ? nullptr : &it->second);
+    }
   }
 };
 
