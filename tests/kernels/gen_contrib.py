@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Kernel cases for the com.microsoft contrib ops the graph optimiser emits (Gelu, FastGelu,
-BiasGelu, SkipLayerNormalization) and ai.onnx Gelu (opset 20). References are numpy code
-following the ops' published definitions (ONNX Runtime's contrib-op docs, the ONNX spec).
+BiasGelu, SkipLayerNormalization, MultiHeadAttention) and ai.onnx Gelu (opset 20). References
+are numpy code following the ops' published definitions (ONNX Runtime's contrib-op docs, the
+ONNX spec).
 
 Usage: gen_contrib.py OUT_DIR (see kcase.py for the layout)."""
 import math
@@ -105,5 +106,60 @@ w.bad("skip_layer_norm_bad_skip", "SkipLayerNormalization", [("input", x), ("ski
       [("output", TP.FLOAT)], "skip", domain="com.microsoft", extra_opsets=MS)
 w.bad("skip_layer_norm_bad_gamma", "SkipLayerNormalization", [("input", x), ("skip", skip), ("gamma", rnd(8))],
       [("output", TP.FLOAT)], "gamma", domain="com.microsoft", extra_opsets=MS)
+
+
+
+def mha(q, k, v, n, bias=None, attn_bias=None, scale=None):
+    q, k, v = (a.astype(np.float64) for a in (q, k, v))
+    d, dv = q.shape[2], v.shape[2]
+    if bias is not None:
+        q, k, v = q + bias[:d], k + bias[d:2 * d], v + bias[2 * d:]
+    b, s, _ = q.shape
+    l = k.shape[1]
+    h, hv = d // n, dv // n
+    qh = q.reshape(b, s, n, h).transpose(0, 2, 1, 3)
+    kh = k.reshape(b, l, n, h).transpose(0, 2, 1, 3)
+    vh = v.reshape(b, l, n, hv).transpose(0, 2, 1, 3)
+    x = qh @ kh.transpose(0, 1, 3, 2) * (1 / math.sqrt(h) if scale is None else scale)
+    if attn_bias is not None:
+        x = x + attn_bias
+    x = np.exp(x - x.max(-1, keepdims=True))
+    x = x / x.sum(-1, keepdims=True)
+    return (x @ vh).transpose(0, 2, 1, 3).reshape(b, s, dv)
+
+
+# MultiHeadAttention: tile-sized and ragged sizes, every attention_bias broadcast, bias, scale.
+for name, (b, s, l, n, h, hv), with_bias, ab_shape, scale in [
+        ("bert_like", (2, 16, 16, 4, 16, 16), False, (2, 1, 1, 16), None),
+        ("tiles", (1, 8, 64, 2, 32, 32), False, None, 0.2),
+        ("ragged", (2, 7, 5, 3, 3, 5), True, (1, 3, 7, 5), None),
+        ("cross", (1, 5, 9, 2, 4, 6), True, (9,), 0.5),
+        ("one_row", (1, 1, 3, 1, 2, 2), False, (1, 1, 1, 3), None)]:
+    q, k, v = rnd(b, s, n * h), rnd(b, l, n * h), rnd(b, l, n * hv)
+    bias = rnd(2 * n * h + n * hv) if with_bias else None
+    ab = rnd(*ab_shape) if ab_shape else None
+    attrs = {"num_heads": n} if scale is None else {"num_heads": n, "scale": scale}
+    w.case(f"mha_{name}", "MultiHeadAttention",
+           [("query", q), ("key", k), ("value", v), ("bias", bias), ("key_padding_mask", None), ("attention_bias", ab)],
+           [("output", mha(q, k, v, n, bias, ab, scale).astype(np.float32))], domain="com.microsoft", extra_opsets=MS,
+           **attrs)
+# Broadcasting as the unfused MatMul/Add would: a batch-1 key/value against a batch-2 query,
+# and a one-row query against a bias with rows.
+q, k, v, ab = rnd(2, 3, 8), rnd(1, 5, 8), rnd(1, 5, 8), rnd(2, 1, 1, 5)
+w.case("mha_batch_broadcast", "MultiHeadAttention",
+       [("query", q), ("key", k), ("value", v), ("bias", None), ("key_padding_mask", None), ("attention_bias", ab)],
+       [("output", mha(np.broadcast_to(q, (2, 3, 8)), np.broadcast_to(k, (2, 5, 8)), np.broadcast_to(v, (2, 5, 8)), 2,
+                       None, ab).astype(np.float32))], domain="com.microsoft", extra_opsets=MS, num_heads=2)
+q, ab = rnd(1, 1, 8), rnd(1, 2, 3, 5)
+w.case("mha_row_broadcast", "MultiHeadAttention",
+       [("query", q), ("key", k), ("value", v), ("bias", None), ("key_padding_mask", None), ("attention_bias", ab)],
+       [("output", mha(np.broadcast_to(q, (1, 3, 8)), k, v, 2, None, ab).astype(np.float32))], domain="com.microsoft",
+       extra_opsets=MS, num_heads=2)
+q = rnd(1, 4, 8)
+w.bad("mha_bad_heads", "MultiHeadAttention", [("query", q), ("key", q), ("value", q)], [("output", TP.FLOAT)],
+      "num_heads", domain="com.microsoft", extra_opsets=MS, num_heads=3)
+w.bad("mha_bad_attention_bias", "MultiHeadAttention",
+      [("query", q), ("key", q), ("value", q), ("bias", None), ("key_padding_mask", None), ("attention_bias", rnd(1, 1, 3, 4))],
+      [("output", TP.FLOAT)], "attention_bias", domain="com.microsoft", extra_opsets=MS, num_heads=2)
 
 w.done()

@@ -1,4 +1,4 @@
-// dead_node_elimination (basic): nodes none of whose outputs reach a graph output (directly,
+// dead_node_elimination (every phase): nodes none of whose outputs reach a graph output (directly,
 // through other nodes, or through what a subgraph reads) go.
 #include <unordered_map>
 #include <unordered_set>
@@ -42,5 +42,8 @@ class DeadNodeElimination final : public Pass {
 }  // namespace
 
 ONYX_REGISTER_PASS(Phase::kSimplify, 90, DeadNodeElimination);
+// Fusions and layout changes leave shape computations nothing reads any more.
+ONYX_REGISTER_PASS(Phase::kFuse, 90, DeadNodeElimination);
+ONYX_REGISTER_PASS(Phase::kLayout, 90, DeadNodeElimination);
 
 }  // namespace onyx::optimizer
