@@ -41,8 +41,9 @@ onyx acts on: log_severity_level (load and run messages), enable_profiling and
 profile_file_prefix (a Chrome-trace JSON written by InferenceSession.end_profiling()),
 add_free_dimension_override_by_name / _by_denotation, add_initializer /
 add_external_initializers (numpy arrays, used without a copy: keep them alive and unchanged
-while sessions made with these options live), graph_optimization_level (accepted; onyx runs
-the graph as loaded at every level today), intra_op_num_threads (the threads
+while sessions made with these options live), graph_optimization_level (ORT_DISABLE_ALL: as loaded;
+ORT_ENABLE_BASIC: constant folding and redundant-node eliminations; ORT_ENABLE_EXTENDED: also
+fusions into com.microsoft ops; ORT_ENABLE_ALL, the default: also layout changes), intra_op_num_threads (the threads
 inside one node, 0 = one per core), enable_cpu_mem_arena (keep run memory between runs),
 inter_op_num_threads and execution_mode (accepted; nodes run in order). The other
 knobs (optimized_model_filepath, enable_mem_pattern, enable_mem_reuse,
@@ -90,7 +91,9 @@ void register_options(py::module_& m) {
               throw py::value_error("invalid graph_optimization_level " + std::to_string(level));
             o.core.graph_optimization_level = level;
           },
-          "GraphOptimizationLevel; accepted, the graph runs as loaded at every level for now")
+          "GraphOptimizationLevel: DISABLE_ALL runs the graph as loaded; BASIC folds constants and removes "
+          "redundant nodes; EXTENDED also fuses (Gelu, SkipLayerNormalization, MultiHeadAttention, Conv+BN ...); "
+          "ALL (the default) also changes layouts")
       .def_property(
           "execution_mode", [](const SO& o) { return ExecutionMode(int(o.core.execution_mode)); },
           [](SO& o, py::handle v) {
