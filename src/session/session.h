@@ -24,9 +24,10 @@ struct SessionOptions {
   // Graph optimisation (src/optimizer), run after the overrides and static inference and
   // before planning: 0 none; 1 basic (constant folding, Constant to initializer, shape
   // folding, dead-node, Identity, inference-Dropout and same-type Cast elimination); 2 (and 3)
-  // extended, adding fusions into com.microsoft ops (Gelu, FastGelu, BiasGelu,
-  // SkipLayerNormalization) and Conv+BatchNormalization folding; 99 all (also layout passes,
-  // none yet). Graph inputs and output names never change.
+  // extended, adding fusions into com.microsoft ops (MultiHeadAttention, Gelu, FastGelu,
+  // BiasGelu, SkipLayerNormalization, FusedConv) and Conv+BatchNormalization folding; 99 all
+  // (also layout passes: channels-last convolutions). Graph inputs and output names never
+  // change. The passes and their contract: ARCHITECTURE.md, "Graph optimisation".
   int graph_optimization_level = 99;
   // Threads for the work inside one node (OpenMP, shared with oneDNN); set on the calling
   // thread at the start of each run.
