@@ -88,7 +88,14 @@ Result<BenchArgs> parse(const std::vector<std::string>& args) {
   return r;
 }
 
+// Peak resident memory of this process image in MB: VmHWM from /proc/self/status (reset by
+// exec, unlike getrusage's ru_maxrss, which keeps the high-water mark of the process that
+// forked us), else ru_maxrss.
 double peak_rss_mb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmHWM:", 0) == 0) return std::strtod(line.c_str() + 6, nullptr) / 1024.0;  // in kB
   rusage usage{};
   getrusage(RUSAGE_SELF, &usage);
   return double(usage.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
