@@ -197,6 +197,68 @@ TEST(SkipLayerNormFusion, OtherAxesStay) {
                 {{"MatMul", 1}, {"Add", 2}, {"LayerNormalization", 1}});
 }
 
+// LayerNorm(x) over the last dim written out, as opset < 17 exports have it.
+void add_decomposed_ln(PassModel& m, const std::string& x, const std::string& y, bool pow_square, bool beta,
+                       int64_t axis = -1) {
+  attr_ints(m.node("ReduceMean", {x}, {"mean"}), "axes", {axis});
+  m.node("Sub", {x, "mean"}, {"d"});
+  if (pow_square) m.node("Pow", {"d", m.scalar("two", 2.f)}, {"sq"});
+  else m.node("Mul", {"d", "d"}, {"sq"});
+  attr_ints(m.node("ReduceMean", {"sq"}, {"var"}), "axes", {axis});
+  m.node("Add", {"var", m.scalar("eps", 1e-5f)}, {"ve"});
+  m.node("Sqrt", {"ve"}, {"sd"});
+  m.node("Div", {"d", "sd"}, {"n"});
+  m.init_random("gamma", {16});
+  m.node("Mul", {"n", "gamma"}, {beta ? std::string("scaled") : y});
+  if (beta) {
+    m.init_random("beta", {16});
+    m.node("Add", {"beta", "scaled"}, {y});
+  }
+}
+
+TEST(LayerNormFusion, WrittenOutAfterAResidualBecomesSkipLayerNorm) {
+  for (bool pow_square : {true, false})
+    for (bool beta : {true, false}) {
+      SCOPED_TRACE(std::to_string(pow_square) + std::to_string(beta));
+      PassModel m(14);
+      m.input("a", {-1, 4, 16});
+      m.input("b", {-1, 4, 16});
+      m.node("Add", {"a", "b"}, {"x"});
+      add_decomposed_ln(m, "x", "y", pow_square, beta);
+      m.node("Relu", {"x"}, {"also"});  // the sum is read again: the fused node's 4th output
+      m.output("y").output("also");
+      ir::Model after = check_rewrite(m, {"layer_norm_fusion"},
+                                      {{"com.microsoft:SkipLayerNormalization", 1}, {"Relu", 1}}, 1e-4, 1e-5);
+      for (const auto& n : after.graph.nodes)
+        if (n.op_type == "SkipLayerNormalization") EXPECT_EQ(n.outputs.back(), "x");
+    }
+}
+
+TEST(LayerNormFusion, WithoutAResidualOnlyFromOpset17) {
+  for (int64_t opset : {14, 17}) {
+    PassModel m(opset);
+    m.input("x", {3, 16});
+    add_decomposed_ln(m, "x", "y", true, true);
+    m.output("y");
+    if (opset == 17)
+      check_rewrite(m, {"layer_norm_fusion"}, {{"LayerNormalization", 1}}, 1e-4, 1e-5);
+    else
+      check_rewrite(m, {"layer_norm_fusion"},
+                    {{"ReduceMean", 2}, {"Sub", 1}, {"Pow", 1}, {"Add", 2}, {"Sqrt", 1}, {"Div", 1}, {"Mul", 1}});
+  }
+}
+
+TEST(LayerNormFusion, OtherAxesStay) {
+  PassModel m(14);
+  m.input("a", {16, 16});
+  m.input("b", {16, 16});
+  m.node("Add", {"a", "b"}, {"x"});
+  add_decomposed_ln(m, "x", "y", true, false, 0);
+  m.output("y");
+  check_rewrite(m, {"layer_norm_fusion"},
+                {{"ReduceMean", 2}, {"Sub", 1}, {"Pow", 1}, {"Add", 2}, {"Sqrt", 1}, {"Div", 1}, {"Mul", 1}});
+}
+
 PassModel conv_bn(bool conv_bias, int64_t group) {
   PassModel m;
   m.input("x", {1, 4, 6, 6});

@@ -130,7 +130,8 @@ TEST(PassRegistry, EveryPassIsInItsPhase) {
   for (const char* n : {"constant_to_initializer", "shape_folding", "constant_folding", "identity_elimination",
                         "dropout_elimination", "cast_elimination", "dead_node_elimination"})
     EXPECT_NE(std::find(simplify.begin(), simplify.end(), n), simplify.end()) << n;
-  for (const char* n : {"gelu_fusion", "fast_gelu_fusion", "bias_gelu_fusion", "skip_layer_norm_fusion", "conv_bn_fusion"})
+  for (const char* n : {"attention_fusion", "gelu_fusion", "fast_gelu_fusion", "bias_gelu_fusion", "layer_norm_fusion",
+                        "skip_layer_norm_fusion", "conv_bn_fusion", "dead_node_elimination"})
     EXPECT_NE(std::find(fuse.begin(), fuse.end(), n), fuse.end()) << n;
   EXPECT_EQ(simplify.front(), "constant_to_initializer");
   EXPECT_EQ(simplify.back(), "dead_node_elimination");

@@ -11,39 +11,14 @@
 // and skip as the Adds would (the input is the operand statically known to have S's shape,
 // when one is).
 #include "optimizer/fusions/fusion_util.h"
+#include "optimizer/fusions/skip_layer_norm.h"
 #include "optimizer/pass.h"
 
 namespace onyx::optimizer {
 namespace {
 
-bool same_dim(const Dim& a, const Dim& b) {
-  if (a.value || b.value) return a.value && b.value && *a.value == *b.value;
-  return !a.symbol.empty() && a.symbol == b.symbol;
-}
-
-const SymbolicShape* shape_of(const GraphIndex& g, const std::string& name) {
-  const ir::TypeInfo* t = g.type(name);
-  return t && t->kind == ir::TypeInfo::Kind::kTensor && t->shape.has_rank ? &t->shape : nullptr;
-}
-
-// True when `v`'s dims, after dropping leading 1s, equal the trailing dims of `full`; with
-// `exact`, when they equal all of `full`.
-bool fits(const SymbolicShape* v, const SymbolicShape& full, bool exact) {
-  if (!v) return false;
-  size_t lead = 0;
-  if (!exact)
-    while (lead + 1 < v->dims.size() && v->dims[lead].value && *v->dims[lead].value == 1) ++lead;
-  const size_t k = v->dims.size() - lead;
-  if (k == 0 || k > full.dims.size() || (exact && k != full.dims.size())) return false;
-  for (size_t i = 0; i < k; ++i)
-    if (!same_dim(v->dims[lead + i], full.dims[full.dims.size() - k + i])) return false;
-  return true;
-}
-
-bool is_vector_of(const GraphIndex& g, const std::string& name, int64_t n, DataType t) {
-  const SymbolicShape* s = shape_of(g, name);
-  return s && s->dims.size() == 1 && s->dims[0].value && *s->dims[0].value == n && g.elem_type(name) == t;
-}
+using skip_ln::is_vector_of;
+using skip_ln::shape_of;
 
 class SkipLayerNormFusion final : public RulePass {
  public:
@@ -67,57 +42,20 @@ class SkipLayerNormFusion final : public RulePass {
     const int64_t h = *gamma_shape->dims[0].value;
     if (!is_vector_of(g, gamma, h, type) || (!beta.empty() && !is_vector_of(g, beta, h, type))) return std::nullopt;
 
-    auto add = g.producer(s);
-    if (!add || !is_op(g.node(*add), "Add") || g.node(*add).inputs.size() != 2) return std::nullopt;
-    const ir::Node& residual = g.node(*add);
-    if (g.elem_type(residual.inputs[0]) != type || g.elem_type(residual.inputs[1]) != type) return std::nullopt;
-    const SymbolicShape* s_shape = shape_of(g, s);
-    const bool second_is_full = s_shape && !fits(shape_of(g, residual.inputs[0]), *s_shape, true) &&
-                                fits(shape_of(g, residual.inputs[1]), *s_shape, true);
-    std::string input = residual.inputs[second_is_full ? 1 : 0];
-    std::string skip = residual.inputs[second_is_full ? 0 : 1];
-
-    Patch p;
-    p.remove_nodes = {*add, i};
-    // The projection bias: `v` = Add(m, c) with c a 1-D constant of length h, v read only here.
-    auto bias_of = [&](const std::string& v) -> std::optional<std::pair<std::string, size_t>> {
-      auto b = g.producer(v);
-      if (!b || !is_op(g.node(*b), "Add") || !g.single_use(v) || g.node(*b).inputs.size() != 2) return std::nullopt;
-      for (int k = 0; k < 2; ++k) {
-        const std::string& m = g.node(*b).inputs[size_t(k)];
-        const std::string& c = g.node(*b).inputs[size_t(1 - k)];
-        if (g.constant(c) && is_vector_of(g, c, h, type) && g.elem_type(m) == type) return std::make_pair(m, *b);
-      }
-      return std::nullopt;
-    };
-    std::string bias;
-    auto found = bias_of(input);
-    if (!found && (found = bias_of(skip))) std::swap(input, skip);
-    if (found) {
-      bias = g.node(found->second).inputs[0] == found->first ? g.node(found->second).inputs[1]
-                                                             : g.node(found->second).inputs[0];
-      input = found->first;
-      p.remove_nodes.push_back(found->second);
-    }
-
-    ir::Node fused;
-    fused.name = g.fresh_name(ln.name.empty() ? "SkipLayerNormalization" : ln.name + "_skip");
-    fused.op_type = "SkipLayerNormalization";
-    fused.domain = kMicrosoftDomain;
-    fused.inputs = {input, skip, gamma, beta, bias};
-    while (!fused.inputs.empty() && fused.inputs.back().empty()) fused.inputs.pop_back();
-    fused.outputs = {ln.outputs[0], ln.outputs.size() > 1 ? ln.outputs[1] : "", ln.outputs.size() > 2 ? ln.outputs[2] : "",
-                     g.single_use(s) ? "" : s};
-    while (!fused.outputs.empty() && fused.outputs.back().empty()) fused.outputs.pop_back();
-    ir::Attribute eps;
-    eps.name = "epsilon";
-    eps.type = ir::Attribute::Type::kFloat;
+    skip_ln::Norm norm;
+    norm.s = s;
+    norm.gamma = gamma;
+    norm.beta = beta;
+    norm.h = h;
+    norm.type = type;
     const ir::Attribute* ln_eps = ln.attribute("epsilon");
-    eps.f = ln_eps ? ln_eps->f : 1e-5f;
-    fused.attributes.emplace("epsilon", eps);
-    p.add_nodes.push_back(std::move(fused));
-    p.opset_imports[kMicrosoftDomain] = 1;
-    return p;
+    norm.epsilon = ln_eps ? ln_eps->f : 1e-5f;
+    norm.y = ln.outputs[0];
+    norm.mean = ln.outputs.size() > 1 ? ln.outputs[1] : "";
+    norm.inv_std = ln.outputs.size() > 2 ? ln.outputs[2] : "";
+    norm.remove = {i};
+    norm.name = ln.name;
+    return skip_ln::fuse(g, norm);
   }
 };
 
