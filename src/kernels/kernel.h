@@ -108,6 +108,10 @@ class Kernel {
   virtual Status prepare(const KernelInfo& info) { (void)info; return Status::Ok(); }
   // Called for every run; must be thread-safe (no mutation of members).
   virtual Status compute(KernelContext& ctx) const = 0;
+  // Constant inputs whose values this kernel copied (e.g. packed) in prepare and never reads
+  // again. When every reader of a constant says so, the plan drops its data: compute then
+  // sees a tensor of the same dtype and shape whose data pointer is null.
+  virtual std::vector<int> released_constant_inputs() const { return {}; }
 };
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>()>;

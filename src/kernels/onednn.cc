@@ -43,6 +43,14 @@ dnnl::primitive_attr base_attr() {
   return attr;
 }
 
+dnnl::memory reorder_copy(const dnnl::memory& from, const dnnl::memory::desc& to) {
+  dnnl::memory out(to, engine());
+  const dnnl::reorder::primitive_desc pd(engine(), from.get_desc(), engine(), to, base_attr());
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, out}};
+  execute(dnnl::reorder(pd), pd, args);
+  return out;
+}
+
 void execute(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
              std::unordered_map<int, dnnl::memory>& args) {
   const dnnl::memory::desc scratch_md = pd.scratchpad_desc();

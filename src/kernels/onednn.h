@@ -54,6 +54,13 @@ Status guarded(const char* what, Fn&& fn) {
   }
 }
 
+// Constant weights copied into the layout a oneDNN primitive chose, owned by the kernel that
+// packed them (shared by its primitive variants); read-only after packing.
+using PackedWeights = std::shared_ptr<const dnnl::memory>;
+
+// Copies `from` into new memory of layout `to` (a reorder), returning it.
+dnnl::memory reorder_copy(const dnnl::memory& from, const dnnl::memory::desc& to);
+
 // Executes `prim` on the calling thread's stream with its scratchpad (size from `pd`) added
 // to `args`, and waits for it.
 void execute(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,

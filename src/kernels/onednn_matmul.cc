@@ -49,7 +49,26 @@ Status check_matmul_shape(const MatMulShape& s) {
   return Status::Ok();
 }
 
-Result<std::shared_ptr<const MatMul::Entry>> MatMul::entry_for(const MatMulShape& shape, const float* b) const {
+Result<PackedWeights> MatMul::pack_b(const float* b, const std::vector<int64_t>& b_dims, bool trans_b,
+                                     int64_t m_hint) {
+  if (b_dims.size() != 2) return error(StatusCode::kInternal, "matmul packs 2-D weights only");
+  const dnnl::memory::desc b_plain = operand_desc(b_dims, trans_b);
+  const int64_t k = rows(b_dims, trans_b), n = cols(b_dims, trans_b);
+  PackedWeights packed;
+  ONYX_RETURN_IF_ERROR(guarded("weight packing", [&] {
+    const dnnl::memory::dims a_dims = {std::max<int64_t>(1, m_hint), k}, y_dims = {std::max<int64_t>(1, m_hint), n};
+    const dnnl::matmul::primitive_desc pd(
+        dnnl::matmul::desc(f32_desc(a_dims, dense_strides(a_dims)),
+                           dnnl::memory::desc(b_plain.dims(), dt::f32, dnnl::memory::format_tag::any),
+                           f32_desc(y_dims, dense_strides(y_dims))),
+        base_attr(), engine());
+    const dnnl::memory src(b_plain, engine(), const_cast<float*>(b));
+    packed = std::make_shared<const dnnl::memory>(reorder_copy(src, pd.weights_desc()));
+  }));
+  return packed;
+}
+
+Result<std::shared_ptr<const MatMul::Entry>> MatMul::entry_for(const MatMulShape& shape) const {
   std::vector<int64_t> key = shape.a;
   key.insert(key.end(), shape.b.begin(), shape.b.end());
   key.push_back(shape.trans_a * 2 + shape.trans_b);
@@ -78,30 +97,28 @@ Result<std::shared_ptr<const MatMul::Entry>> MatMul::entry_for(const MatMulShape
   };
   auto entry = std::make_shared<Entry>();
   Status s = guarded("matmul setup", [&] {
-    // A constant 2-D b is packed once, into the layout the first shape's primitive prefers.
-    const bool packable = constant_b_ == b && b != nullptr &&
-                          std::all_of(shape.b.begin(), shape.b.end() - 2, [](int64_t d) { return d == 1; });
-    if (packable && !packing_tried_) {
-      packing_tried_ = true;
-      dnnl::memory::desc any_md(b_plain.dims(), dt::f32, dnnl::memory::format_tag::any);
-      auto pd = make(any_md);
-      if (pd.weights_desc() != b_plain) {
-        auto packed = std::make_unique<dnnl::memory>(pd.weights_desc(), engine());
-        dnnl::memory src(b_plain, engine(), const_cast<float*>(b));
-        dnnl::reorder(src, *packed).execute(stream(), src, *packed);
-        stream().wait();
-        packed_b_ = std::move(packed);
+    if (!packed_b_) {
+      entry->pd = make(b_plain);
+    } else {
+      // The packed b as this shape's rank sees it (leading 1s are free in oneDNN's layouts
+      // only through reshape: ask for the packed layout and fall back to a copy).
+      const dnnl::memory::desc packed_md = packed_b_->get_desc();
+      bool direct = false;
+      if (packed_md.dims() == b_plain.dims()) {
+        try {
+          entry->pd = make(packed_md);
+          direct = true;
+        } catch (const dnnl::error&) {
+          direct = false;  // this shape's primitive wants another layout
+        }
+      }
+      if (!direct) {
+        entry->pd = make(dnnl::memory::desc(b_plain.dims(), dt::f32, dnnl::memory::format_tag::any));
+        const dnnl::memory packed_view(packed_md.reshape(b_plain.dims()), engine(), packed_b_->get_data_handle());
+        entry->own_b = reorder_copy(packed_view, entry->pd.weights_desc());
+        entry->has_own_b = true;
       }
     }
-    if (packable && packed_b_) {
-      try {
-        entry->pd = make(packed_b_->get_desc());
-        entry->uses_packed_b = true;
-      } catch (const dnnl::error&) {
-        entry->uses_packed_b = false;  // this shape's primitive wants another layout: use b as stored
-      }
-    }
-    if (!entry->uses_packed_b) entry->pd = make(b_plain);
     entry->prim = dnnl::matmul(entry->pd);
   });
   ONYX_RETURN_IF_ERROR(s);
@@ -114,11 +131,12 @@ Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, con
   ONYX_RETURN_IF_ERROR(check_matmul_shape(shape));
   if (epilogue_.bias && (!bias || epilogue_.alpha != 1.0f))
     return error(StatusCode::kInternal, "matmul bias needs a bias pointer and alpha 1");
-  ONYX_ASSIGN_OR_RETURN(auto entry, entry_for(shape, b));
+  ONYX_ASSIGN_OR_RETURN(auto entry, entry_for(shape));
   return guarded("matmul", [&] {
     std::unordered_map<int, dnnl::memory> args;
     args[DNNL_ARG_SRC] = dnnl::memory(entry->pd.src_desc(), engine(), const_cast<float*>(a));
-    if (entry->uses_packed_b) args[DNNL_ARG_WEIGHTS] = *packed_b_;
+    if (entry->has_own_b) args[DNNL_ARG_WEIGHTS] = entry->own_b;
+    else if (packed_b_) args[DNNL_ARG_WEIGHTS] = *packed_b_;
     else args[DNNL_ARG_WEIGHTS] = dnnl::memory(entry->pd.weights_desc(), engine(), const_cast<float*>(b));
     if (epilogue_.bias) args[DNNL_ARG_BIAS] = dnnl::memory(entry->pd.bias_desc(), engine(), const_cast<float*>(bias));
     args[DNNL_ARG_DST] = dnnl::memory(entry->pd.dst_desc(), engine(), y);

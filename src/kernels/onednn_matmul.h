@@ -7,9 +7,11 @@
 // b [batch..., K, N] (stored [batch..., N, K] when trans_b); each batch dim of a and b is
 // equal or 1 (broadcast). y is [broadcast batch..., M, N], dense. bias is [N].
 //
-// A constant b (weights) is repacked once, at the first run, into the layout oneDNN prefers
-// and reused by every later run; primitives are cached per shape (a bounded cache), so a run
-// with shapes seen before creates nothing. run() is thread-safe.
+// A constant 2-D b (weights) is packed once, in the kernel's prepare, into the layout oneDNN
+// prefers (pack_b); the packed copy replaces b: run() then ignores its b argument, and the
+// kernel may let the session drop the original. A shape whose primitive wants another layout
+// gets its own copy, reordered from the packed one. Primitives are cached per shape (a bounded
+// cache), so a run with shapes seen before creates nothing. run() is thread-safe.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -20,6 +22,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "core/status.h"
+#include "kernels/onednn.h"
 
 namespace onyx::onednn {
 
@@ -41,25 +44,27 @@ struct MatMulEpilogue {
 class MatMul {
  public:
   explicit MatMul(MatMulEpilogue epilogue) : epilogue_(epilogue) {}
-  // b is constant: it may be packed once and the packed copy used instead. `b` must stay
-  // valid and unchanged for this object's lifetime and be passed to every run().
-  void set_constant_b(const float* b) { constant_b_ = b; }
+  // Packs a constant 2-D b, stored with dims `b_dims` (transposed when trans_b), into the layout
+  // oneDNN picks for a product with `m_hint` rows.
+  static Result<PackedWeights> pack_b(const float* b, const std::vector<int64_t>& b_dims, bool trans_b, int64_t m_hint);
+  // From now on b is `packed` (shared with other MatMul objects of the same kernel); every
+  // run's b must have the dims packed (2-D, or with leading 1s).
+  void use_packed_b(PackedWeights packed) { packed_b_ = std::move(packed); }
   Status run(const MatMulShape& shape, const float* a, const float* b, const float* bias, float* y) const;
 
  private:
   struct Entry {
     dnnl::matmul::primitive_desc pd;
     dnnl::matmul prim;
-    bool uses_packed_b = false;
+    dnnl::memory own_b;  // the packed b in this primitive's layout, when that differs
+    bool has_own_b = false;
   };
-  Result<std::shared_ptr<const Entry>> entry_for(const MatMulShape& shape, const float* b) const;
+  Result<std::shared_ptr<const Entry>> entry_for(const MatMulShape& shape) const;
 
   MatMulEpilogue epilogue_;
-  const float* constant_b_ = nullptr;
+  PackedWeights packed_b_;  // null unless b is constant
   mutable std::mutex mu_;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache_;
-  mutable std::unique_ptr<dnnl::memory> packed_b_;  // set once, under mu_
-  mutable bool packing_tried_ = false;
 };
 
 // Rank of the output of op(a) * op(b) with broadcasting; checks that the shapes fit.

@@ -1,9 +1,14 @@
 #include "onnx/loader.h"
 
 #include <google/protobuf/io/coded_stream.h>
+#include <google/protobuf/io/zero_copy_stream.h>
 #include <onnx/onnx_pb.h>  // defines ONNX_API, needed before onnx-data.pb.h
 #include <onnx/onnx-data.pb.h>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <algorithm>
 #include <climits>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +21,48 @@ namespace onyx::onnx_format {
 namespace {
 
 constexpr int kMaxGraphDepth = 64;
+
+// Feeds a memory-mapped file to protobuf in chunks and hands the pages it has consumed back to
+// the kernel (MADV_DONTNEED: clean, read-only file pages, read again from the file if ever
+// touched), so that parsing holds the model's bytes once (in the parsed message), not twice.
+class PageReleasingInput final : public google::protobuf::io::ZeroCopyInputStream {
+ public:
+  PageReleasingInput(const char* data, size_t size) : data_(data), size_(size) {}
+  bool Next(const void** data, int* size) override {
+    if (pos_ >= size_) return false;
+    // Keep the last chunk handed out (BackUp may return into it); drop whole pages before it.
+    release_before(pos_ >= kChunk ? pos_ - kChunk : 0);
+    const size_t n = std::min(kChunk, size_ - pos_);
+    *data = data_ + pos_;
+    *size = int(n);
+    pos_ += n;
+    return true;
+  }
+  void BackUp(int count) override { pos_ -= size_t(count); }
+  bool Skip(int count) override {
+    if (size_t(count) > size_ - pos_) {
+      pos_ = size_;
+      return false;
+    }
+    pos_ += size_t(count);
+    return true;
+  }
+  int64_t ByteCount() const override { return int64_t(pos_); }
+
+ private:
+  static constexpr size_t kChunk = size_t(8) << 20;
+  void release_before(size_t end) {
+    const uintptr_t page = uintptr_t(sysconf(_SC_PAGESIZE));
+    const uintptr_t from = (uintptr_t(data_) + released_ + page - 1) / page * page;
+    const uintptr_t to = (uintptr_t(data_) + end) / page * page;
+    if (to > from) madvise(reinterpret_cast<void*>(from), to - from, MADV_DONTNEED);
+    if (end > released_) released_ = end;
+  }
+  const char* data_;
+  size_t size_;
+  size_t pos_ = 0;
+  size_t released_ = 0;
+};
 
 Status parse_message(const void* data, size_t size, google::protobuf::MessageLite* msg, const char* what) {
   if (size == 0) return invalid_model("empty ", what, ": 0 bytes");
@@ -238,7 +285,18 @@ Result<ir::Model> load_model_file(const std::string& path) {
   auto file = MappedFile::open(path);
   if (!file.ok()) return file.take_status().with_context("while loading model '" + path + "'");
   const std::string dir = std::filesystem::path(path).parent_path().string();
-  auto model = load_model_bytes((*file)->data(), (*file)->size(), dir.empty() ? "." : dir);
+  auto model = [&]() -> Result<ir::Model> {
+    const size_t size = (*file)->size();
+    if (size == 0) return invalid_model("empty model: 0 bytes");
+    if (size > size_t(INT_MAX)) return invalid_model("model of ", size, " bytes exceeds protobuf's 2 GB limit; use external data");
+    onnx::ModelProto mp;
+    PageReleasingInput input((*file)->data(), size);
+    google::protobuf::io::CodedInputStream stream(&input);
+    stream.SetTotalBytesLimit(INT_MAX);
+    if (!mp.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
+      return invalid_model("cannot parse model (", size, " bytes): not a valid protobuf, or truncated");
+    return convert_model(mp, dir.empty() ? "." : dir);
+  }();
   if (!model.ok()) return model.take_status().with_context("while loading model '" + path + "'");
   return model;
 }

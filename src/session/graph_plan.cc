@@ -107,7 +107,8 @@ Status GraphPlan::order_nodes(std::vector<const ir::Node*>& order, const Scope* 
 
 Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, const std::map<std::string, int64_t>& opsets,
                                                     const Scope* outer,
-                                                    const std::unordered_map<std::string, ir::TypeInfo>* verify_types) {
+                                                    const std::unordered_map<std::string, ir::TypeInfo>* verify_types,
+                                                    const std::function<void(const std::string&)>& on_release) {
   std::shared_ptr<GraphPlan> plan(new GraphPlan(graph));
   std::vector<const ir::Node*> order;
   ONYX_RETURN_IF_ERROR(plan->order_nodes(order, outer));
@@ -134,6 +135,34 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     plan->captured_names_.push_back(name);
     plan->captured_slots_.push_back(plan->slot(name));
   }
+
+  // Constants that every reader packed in prepare (Kernel::released_constant_inputs) keep their
+  // dtype and shape but lose their data once the last reader is prepared. A constant that is
+  // a graph output or that a subgraph reads is kept whole.
+  std::vector<int> readers_left(plan->slot_names_.size(), 0);
+  std::vector<bool> releasable(plan->slot_names_.size(), true);
+  for (const ir::Node* node : order) {
+    for (const auto& in : node->inputs)  // constants have their slots already
+      if (auto it = plan->slot_of_.find(in); !in.empty() && it != plan->slot_of_.end()) ++readers_left[size_t(it->second)];
+    for (const auto& name : node_reads(*node))
+      if (std::find(node->inputs.begin(), node->inputs.end(), name) == node->inputs.end())
+        if (auto it = plan->slot_of_.find(name); it != plan->slot_of_.end()) releasable[size_t(it->second)] = false;
+  }
+  for (const auto& vi : graph.outputs)
+    if (auto it = plan->slot_of_.find(vi.name); it != plan->slot_of_.end()) releasable[size_t(it->second)] = false;
+  auto after_prepare = [&](const Step& step) {
+    const std::vector<int> released = step.kernel->released_constant_inputs();
+    for (size_t k = 0; k < step.inputs.size(); ++k) {
+      const int s = step.inputs[k];
+      if (s < 0 || size_t(s) >= readers_left.size() || !plan->constants_[size_t(s)].is_tensor()) continue;
+      if (std::find(released.begin(), released.end(), int(k)) == released.end()) releasable[size_t(s)] = false;
+      if (--readers_left[size_t(s)] > 0 || !releasable[size_t(s)]) continue;
+      const Tensor& t = plan->constants_[size_t(s)].tensor();
+      plan->constants_[size_t(s)] = Value(Tensor(t.dtype(), t.shape(), std::make_shared<Buffer>(nullptr, 0, nullptr)));
+      plan->released_constants_.push_back(plan->slot_names_[size_t(s)]);
+      if (on_release) on_release(plan->slot_names_[size_t(s)]);
+    }
+  };
 
   std::map<std::string, int64_t> opsets_copy = opsets;
   for (const ir::Node* node : order) {
@@ -173,6 +202,7 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     Status st = step.kernel->prepare(info);
     if (!st.ok())
       return std::move(st).with_context("while preparing node " + node->label() + " at opset " + std::to_string(step.opset));
+    after_prepare(step);
     plan->steps_.push_back(std::move(step));
   }
 

@@ -5,6 +5,8 @@
 // Subgraphs (If/Loop/Scan bodies) are GraphPlans too; they read values of enclosing graphs
 // ("outer scope") through the Frame of the run that called them.
 #pragma once
+#include <functional>
+#include <map>
 #include <memory>
 #include <set>
 #include <string>
@@ -36,7 +38,8 @@ class GraphPlan {
   // static type (an INTERNAL error on a misfit): static rules and kernels must agree.
   static Result<std::shared_ptr<GraphPlan>> build(
       const ir::Graph& graph, const std::map<std::string, int64_t>& opsets, const Scope* outer,
-      const std::unordered_map<std::string, ir::TypeInfo>* verify_types = nullptr);
+      const std::unordered_map<std::string, ir::TypeInfo>* verify_types = nullptr,
+      const std::function<void(const std::string&)>& on_release = nullptr);
 
   // Runs the graph: `inputs` in graph-input order (a none Value lets an initializer default
   // apply); returns the graph outputs in order. `parent` is the caller's frame for subgraphs.
@@ -48,6 +51,11 @@ class GraphPlan {
                                  Arena* arena = nullptr) const;
 
   const ir::Graph& graph() const { return graph_; }
+  // Initializers whose data the plan dropped because every reader packed its own copy in
+  // prepare. Each is dropped as soon as its last reader is prepared, and `on_release` (given to
+  // build) is called with its name so the owner of the graph can drop its copy too; peak
+  // memory then holds one weight twice at most, not all of them.
+  const std::vector<std::string>& released_constants() const { return released_constants_; }
   int num_inputs() const { return int(input_slots_.size()); }
   int num_outputs() const { return int(output_slots_.size()); }
   // Names of values this graph reads from enclosing graphs.
@@ -74,6 +82,7 @@ class GraphPlan {
   std::vector<std::string> slot_names_;
   std::unordered_map<std::string, int> slot_of_;
   std::vector<Value> constants_;       // per slot: initializer values, else none
+  std::vector<std::string> released_constants_;
   std::vector<int> input_slots_, output_slots_;
   std::vector<int> captured_slots_;
   std::vector<std::string> captured_names_;

@@ -80,7 +80,9 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
     mark("graph_optimization");
   }
   ONYX_ASSIGN_OR_RETURN(s->plan_, GraphPlan::build(s->model_->graph, s->model_->opsets, nullptr,
-                                                   options.verify_shapes ? &s->types_->inferred : nullptr));
+                                                   options.verify_shapes ? &s->types_->inferred : nullptr,
+                                                   // weights the kernels packed are held once, packed
+                                                   [&s](const std::string& name) { s->model_->graph.initializers.erase(name); }));
   mark("planning");
   log_message(LogLevel::kInfo, options.log_level,
               "planned " + std::to_string(s->model_->graph.nodes.size()) + " nodes on CPU (IR " +

@@ -63,7 +63,9 @@ struct SessionOptions {
   // Initializer overrides (e.g. LoRA adapter weights): each replaces the value of the main
   // graph's initializer of that name. No copy is made: a Tensor made with Tensor::borrow
   // wraps the caller's memory, and the caller must keep that memory alive and unchanged for
-  // the life of every session created with these options. A name that is not an initializer
+  // the life of every session created with these options (a kernel that packs its weights,
+  // such as float32 MatMul and Gemm, copies them into its own layout at session creation and
+  // the session then holds only that copy). A name that is not an initializer
   // of the main graph, a name given twice, or a dtype or shape that differs from the
   // initializer's is an INVALID_ARGUMENT error at session creation.
   std::vector<std::pair<std::string, Tensor>> initializer_overrides;

@@ -26,8 +26,11 @@ class GemmKernel final : public Kernel {
     product_ = std::make_unique<onednn::MatMul>(onednn::MatMulEpilogue{.alpha = alpha_});
     with_bias_ = std::make_unique<onednn::MatMul>(onednn::MatMulEpilogue{.alpha = 1.0f, .bias = true});
     accumulating_ = std::make_unique<onednn::MatMul>(onednn::MatMulEpilogue{.alpha = alpha_, .accumulate = true});
-    if (const Tensor* b = info.constant_input(1); b && b->dtype() == DataType::kFloat) {
-      for (auto* mm : {product_.get(), with_bias_.get(), accumulating_.get()}) mm->set_constant_b(b->data<float>());
+    if (const Tensor* b = info.constant_input(1); b && b->dtype() == DataType::kFloat && b->rank() == 2 && b->numel() > 0) {
+      ONYX_ASSIGN_OR_RETURN(onednn::PackedWeights packed,
+                            onednn::MatMul::pack_b(b->data<float>(), b->shape(), trans_b_, kRowsHint));
+      for (auto* mm : {product_.get(), with_bias_.get(), accumulating_.get()}) mm->use_packed_b(packed);
+      packed_ = true;
     }
     return Status::Ok();
   }
@@ -99,7 +102,12 @@ class GemmKernel final : public Kernel {
     });
   }
 
+ public:
+  std::vector<int> released_constant_inputs() const override { return packed_ ? std::vector<int>{1} : std::vector<int>{}; }
+
  private:
+  static constexpr int64_t kRowsHint = 128;  // rows of A the packed layout is chosen for
+  bool packed_ = false;
   // Y = alpha * A' * B' + beta * C in float32 through oneDNN: C as a fused bias when it is a
   // row [N] with alpha = beta = 1, else beta * C written into Y first and accumulated onto.
   Status compute_float(const Tensor& a, const Tensor& b, const Tensor* c, int64_t c_row_stride, int64_t c_col_stride,

@@ -39,9 +39,17 @@ class MatMulKernel final : public Kernel {
  public:
   Status prepare(const KernelInfo& info) override {
     const Tensor* b = info.constant_input(1);
-    if (b && b->dtype() == DataType::kFloat) matmul_.set_constant_b(b->data<float>());
+    if (b && b->dtype() == DataType::kFloat && b->rank() == 2 && b->numel() > 0) {
+      ONYX_ASSIGN_OR_RETURN(onednn::PackedWeights packed,
+                            onednn::MatMul::pack_b(b->data<float>(), b->shape(), false, kRowsHint));
+      matmul_.use_packed_b(std::move(packed));
+      packed_ = true;
+    }
     return Status::Ok();
   }
+
+  // A packed B is never read again (a non-float A is refused before B's data is needed).
+  std::vector<int> released_constant_inputs() const override { return packed_ ? std::vector<int>{1} : std::vector<int>{}; }
 
   Status compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
@@ -74,7 +82,9 @@ class MatMulKernel final : public Kernel {
   }
 
  private:
+  static constexpr int64_t kRowsHint = 128;  // rows of A the packed layout is chosen for
   onednn::MatMul matmul_{onednn::MatMulEpilogue{}};
+  bool packed_ = false;
 };
 
 }  // namespace
