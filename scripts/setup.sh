@@ -3,9 +3,11 @@
 # Idempotent and non-interactive; needs root (or sudo) only when something is missing.
 set -euo pipefail
 
+# ocl-icd-opencl-dev: Debian's oneDNN CMake config looks for OpenCL (a Recommends of
+# libdnnl-dev, which --no-install-recommends skips).
 packages=(
   build-essential cmake ninja-build
-  libprotobuf-dev protobuf-compiler libonnx-dev libdnnl-dev
+  libprotobuf-dev protobuf-compiler libonnx-dev libdnnl-dev ocl-icd-opencl-dev
   libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-testdata
   python3-numpy python3-onnx python3-pytest pybind11-dev python3-dev python3-venv

@@ -34,11 +34,14 @@ from onyx.capi.onnxruntime_pybind11_state import (  # noqa: E402,F401
     get_build_info,
     get_device,
     get_version_string,
+    OrtValue,
     set_default_logger_severity,
+    set_seed,
     set_default_logger_verbosity,
 )
 from onyx.capi.onnxruntime_inference_collection import (  # noqa: E402,F401
     InferenceSession,
+    IOBinding,
     ModelMetadata,
     NodeArg,
 )

@@ -6,7 +6,9 @@
 #include <pybind11/pybind11.h>
 
 #include <map>
+#include <memory>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "core/status.h"
@@ -93,15 +95,64 @@ struct PySessionOptions {
 };
 
 struct PyRunOptions {
+  RunOptions core;  // terminate (atomic: set from any thread), only_execute_path_to_fetches, config
   int log_severity_level = -1;
   int log_verbosity_level = 0;
-  std::string logid;
-  bool terminate = false;
-  bool only_execute_path_to_fetches = false;
-  std::map<std::string, std::string> config;
 };
+
+// A numpy array (or anything numpy.asarray takes) as a tensor of `expected` (kUndefined: its
+// own dtype; uint16 arrays are taken as bfloat16 bits where bfloat16 is expected), wrapped
+// without a copy when the layout allows.
+Tensor tensor_from_python(py::handle obj, DataType expected, const std::string& name);
+// The numpy dtype of onyx's element type (bfloat16: uint16 bit patterns).
+const py::dtype& numpy_dtype(DataType t);
+// The onyx element type of a numpy dtype (or anything numpy.dtype takes); kUndefined if none.
+DataType data_type_of_numpy(const py::dtype& dt);
+
+// Only the CPU exists: another device_type is ORT's EPFail, a device_id other than 0
+// InvalidArgument; `what` starts the message.
+void check_cpu_device(const std::string& device_type, int device_id, const std::string& what);
+// The element type an `element_type` argument names: a numpy type or dtype (np.float32) or
+// an ONNX TensorProto data type number (1 = float); InvalidArgument otherwise.
+DataType element_type_arg(py::handle element_type, const std::string& what);
+
+// OrtValue (onnxruntime.OrtValue): one value, held without copies. Tensors made from numpy
+// arrays keep the array alive; outputs keep the run's buffer alive.
+struct PyOrtValue {
+  Value value;
+};
+
+// The C-level session (onyx.capi.onnxruntime_pybind11_state.InferenceSession).
+class PySession {
+ public:
+  // `model` is a path (str) when `is_path`, else the serialized ModelProto (bytes).
+  PySession(const PySessionOptions& options, py::handle model, bool is_path);
+  py::list run(py::object output_names, py::dict input_feed, py::object run_options) const;
+  // As run, with OrtValue feeds and OrtValue results (no numpy conversion either way).
+  py::list run_with_ort_values(py::object output_names, py::dict input_feed, py::object run_options) const;
+  py::list input_args(bool overridable) const;
+  py::list output_args() const;
+  py::dict modelmeta() const;
+  const PySessionOptions& options() const { return options_; }
+  std::string end_profiling();
+  const Session& session() const { return *session_; }
+  // The input named `name` or InvalidArgument naming the inputs.
+  const ir::ValueInfo& input(const std::string& name) const;
+  std::vector<std::string> output_names(py::object names) const;  // None -> {}; unknown raises
+
+ private:
+  std::string names(bool outputs) const;
+  PySessionOptions options_;
+  std::unique_ptr<Session> session_;
+  std::unordered_map<std::string, size_t> input_index_, output_index_;
+};
+
+// The RunOptions of a run() call: `obj` is None or a RunOptions.
+const RunOptions& run_options_of(py::handle obj);
 
 void register_options(py::module_& m);
 void register_session(py::module_& m);
+void register_ortvalue(py::module_& m);
+void register_io_binding(py::module_& m);
 
 }  // namespace onyx::python

@@ -57,7 +57,8 @@ OrtError classify(const Status& status, Phase phase) {
   const bool load = phase == Phase::kLoad;
   switch (status.code()) {
     case StatusCode::kOk:
-    case StatusCode::kInternal: return OrtError::kFail;
+    case StatusCode::kInternal:
+    case StatusCode::kCancelled: return OrtError::kFail;  // ORT's terminate flag gives FAIL too
     case StatusCode::kInvalidArgument: return OrtError::kInvalidArgument;
     case StatusCode::kNotFound: return load ? OrtError::kNoSuchFile : OrtError::kInvalidArgument;
     case StatusCode::kNotImplemented: return OrtError::kNotImplemented;

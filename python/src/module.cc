@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "binding.h"
+#include "kernels/random_common.h"
 
 #ifndef ONYX_VERSION
 #define ONYX_VERSION "0.0.0"
@@ -14,6 +15,11 @@ PYBIND11_MODULE(_onyx, m) {
   onyx::python::register_errors(m);
   onyx::python::register_options(m);
   onyx::python::register_session(m);
+  onyx::python::register_ortvalue(m);
+  onyx::python::register_io_binding(m);
+  m.def("set_seed", [](int64_t seed) { onyx::random::set_default_seed(uint64_t(seed)); }, py::arg("seed"),
+        "Seeds the random ops (RandomNormal, RandomUniform, their *Like forms, Bernoulli) that have no seed "
+        "attribute: after set_seed(s) their runs draw the same sequence as after any other set_seed(s).");
 
   m.attr("__version__") = ONYX_VERSION;
   m.def("get_version_string", [] { return std::string(ONYX_VERSION); });

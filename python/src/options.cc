@@ -184,26 +184,47 @@ void register_options(py::module_& m) {
 
   using RO = PyRunOptions;
   py::class_<RO>(m, "RunOptions",
-                 "Options for one run(), as onnxruntime.RunOptions. Accepted and stored; onyx does not act on "
-                 "them yet (terminate does not stop a run in progress, only_execute_path_to_fetches runs "
-                 "the whole graph).")
+                 "Options for one run(), as onnxruntime.RunOptions. terminate: set it (from any thread) to stop "
+                 "the runs using these options before their next node, with a Fail error; clear it to run again. "
+                 "only_execute_path_to_fetches: run only the nodes the requested outputs need. The run config "
+                 "entry 'onyx.run.timeout_ms' limits a run's wall-clock time (a run past it fails with Fail). "
+                 "logid names the run in its error messages; log_severity_level and log_verbosity_level are stored.")
       .def(py::init<>())
       .def_property(
           "log_severity_level", [](const RO& o) { return o.log_severity_level; },
           [](RO& o, int level) { check_severity(level); o.log_severity_level = level; })
       .def_readwrite("log_verbosity_level", &RO::log_verbosity_level)
-      .def_readwrite("logid", &RO::logid)
-      .def_readwrite("terminate", &RO::terminate)
-      .def_readwrite("only_execute_path_to_fetches", &RO::only_execute_path_to_fetches)
+      .def_property(
+          "logid", [](const RO& o) { return o.core.tag; }, [](RO& o, const std::string& tag) { o.core.tag = tag; })
+      .def_property(
+          "terminate", [](const RO& o) { return o.core.terminate.load(); },
+          [](RO& o, bool on) { o.core.terminate.store(on); })
+      .def_property(
+          "only_execute_path_to_fetches", [](const RO& o) { return o.core.only_execute_path_to_fetches; },
+          [](RO& o, bool on) { o.core.only_execute_path_to_fetches = on; })
       .def(
           "add_run_config_entry",
-          [](RO& o, const std::string& key, const std::string& value) { o.config[key] = value; },
+          [](RO& o, const std::string& key, const std::string& value) {
+            if (key == "onyx.run.timeout_ms") {
+              int64_t ms = -1;
+              try {
+                size_t used = 0;
+                ms = std::stoll(value, &used);
+                if (used != value.size()) ms = -1;
+              } catch (const std::exception&) {
+              }
+              if (ms < 0) throw py::value_error("onyx.run.timeout_ms must be a whole number of milliseconds >= 0, got '" +
+                                                value + "'");
+              o.core.timeout_ms = ms;
+            }
+            o.core.config[key] = value;
+          },
           py::arg("config_key"), py::arg("config_value"))
       .def(
           "get_run_config_entry",
           [](const RO& o, const std::string& key) {
-            auto it = o.config.find(key);
-            if (it == o.config.end())
+            auto it = o.core.config.find(key);
+            if (it == o.core.config.end())
               throw std::runtime_error("RunOptions does not have configuration with key: " + key);
             return it->second;
           },

@@ -24,6 +24,8 @@ const char* onnx_type_name(DataType t) {
 
 std::string tensor_type(DataType t) { return std::string("tensor(") + onnx_type_name(t) + ")"; }
 
+}  // namespace
+
 // The onyx element type of a numpy dtype; kUndefined when none fits (longdouble, records).
 DataType data_type_of_numpy(const py::dtype& dt) {
   const size_t size = size_t(dt.itemsize());
@@ -61,6 +63,8 @@ const py::dtype& numpy_dtype(DataType t) {
   return (*table)[size_t(t)];
 }
 
+namespace {
+
 std::string utf8_of(py::handle h) {
   if (PyUnicode_Check(h.ptr())) {
     Py_ssize_t n = 0;
@@ -79,6 +83,8 @@ void release_array(void* p) {
   Py_DECREF(static_cast<PyObject*>(p));
   PyGILState_Release(state);
 }
+
+}  // namespace
 
 // `obj` as a tensor of element type `expected` (kUndefined: any).
 Tensor tensor_from_python(py::handle obj, DataType expected, const std::string& name) {
@@ -112,6 +118,8 @@ Tensor tensor_from_python(py::handle obj, DataType expected, const std::string& 
   std::shared_ptr<void> keeper(arr.release().ptr(), release_array);
   return Tensor(given, std::move(shape), std::make_shared<Buffer>(data, nbytes, std::move(keeper)));
 }
+
+namespace {
 
 void check_shape(const Tensor& t, const ir::TypeInfo& type, const std::string& name) {
   if (!type.shape.has_rank) return;
@@ -158,8 +166,26 @@ Value from_python_as(py::handle obj, const ir::TypeInfo& type, const std::string
       if (obj.is_none()) return Value();
       if (type.inner) return from_python_as(obj, *type.inner, name);
       return from_python_as(obj, ir::TypeInfo{}, name);
-    case K::kMap:
-      raise(OrtError::kNotImplemented, "input '" + name + "': map inputs are not supported yet");
+    case K::kMap: {
+      if (!PyDict_Check(obj.ptr()))
+        raise(OrtError::kInvalidArgument, "input '" + name + "' expects " + type_string(type) + " (a dict), got " +
+                                              py::str(py::type::of(obj).attr("__name__")).cast<std::string>());
+      py::dict d = py::reinterpret_borrow<py::dict>(obj);
+      const DataType value_type = type.inner && type.inner->kind == K::kTensor ? type.inner->elem_type
+                                                                               : DataType::kUndefined;
+      // Python ints and floats take the declared key and value types.
+      auto column = [&](const char* part, DataType t) {
+        py::list items(d.attr(part)());
+        return tensor_from_python(t == DataType::kUndefined ? numpy().attr("asarray")(items)
+                                                            : numpy().attr("asarray")(items, numpy_dtype(t)),
+                                  t, name);
+      };
+      Tensor keys = column("keys", type.elem_type);
+      Tensor values = column("values", value_type);
+      auto map = Value::map(std::move(keys), std::move(values));
+      if (!map.ok()) raise_status(map.status(), Phase::kRun);
+      return std::move(map).value();
+    }
     case K::kUnknown:
       break;
   }
@@ -207,7 +233,9 @@ std::string type_string(const ir::TypeInfo& type) {
     case K::kTensor: return tensor_type(type.elem_type);
     case K::kSequence: return "seq(" + (type.inner ? type_string(*type.inner) : std::string("unknown")) + ")";
     case K::kOptional: return "optional(" + (type.inner ? type_string(*type.inner) : std::string("unknown")) + ")";
-    case K::kMap: return "map";
+    case K::kMap:
+      return std::string("map(") + onnx_type_name(type.elem_type) + "," +
+             (type.inner ? type_string(*type.inner) : std::string("unknown")) + ")";
     case K::kUnknown: break;
   }
   return "unknown";

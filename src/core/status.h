@@ -20,6 +20,7 @@ enum class StatusCode {
   kOutOfRange,        // an index or a byte range past the end
   kRuntimeError,      // a kernel failed while computing
   kInternal,          // a bug in onyx
+  kCancelled,         // a run stopped on request (RunOptions terminate) or past its time limit
 };
 
 const char* status_code_name(StatusCode code);
@@ -66,6 +67,7 @@ template <typename... Args> Status invalid_argument(Args&&... a) { return error(
 template <typename... Args> Status invalid_model(Args&&... a) { return error(StatusCode::kInvalidModel, std::forward<Args>(a)...); }
 template <typename... Args> Status not_implemented(Args&&... a) { return error(StatusCode::kNotImplemented, std::forward<Args>(a)...); }
 template <typename... Args> Status runtime_error(Args&&... a) { return error(StatusCode::kRuntimeError, std::forward<Args>(a)...); }
+template <typename... Args> Status cancelled(Args&&... a) { return error(StatusCode::kCancelled, std::forward<Args>(a)...); }
 template <typename... Args> Status not_found(Args&&... a) { return error(StatusCode::kNotFound, std::forward<Args>(a)...); }
 
 // Result<T> holds a T or an error Status.

@@ -7,7 +7,8 @@ std::string TypeInfo::to_string() const {
     case Kind::kTensor: return std::string(data_type_name(elem_type)) + shape.to_string();
     case Kind::kSequence: return "seq(" + (inner ? inner->to_string() : "?") + ")";
     case Kind::kOptional: return "optional(" + (inner ? inner->to_string() : "?") + ")";
-    case Kind::kMap: return "map";
+    case Kind::kMap:
+      return std::string("map(") + data_type_name(elem_type) + "," + (inner ? inner->to_string() : "?") + ")";
     case Kind::kUnknown: return "?";
   }
   return "?";

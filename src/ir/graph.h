@@ -18,9 +18,9 @@ struct Graph;
 struct TypeInfo {
   enum class Kind { kUnknown, kTensor, kSequence, kOptional, kMap };
   Kind kind = Kind::kUnknown;
-  DataType elem_type = DataType::kUndefined;  // for kTensor
+  DataType elem_type = DataType::kUndefined;  // for kTensor; the key type for kMap
   SymbolicShape shape;                        // for kTensor
-  std::shared_ptr<TypeInfo> inner;            // for kSequence / kOptional
+  std::shared_ptr<TypeInfo> inner;            // for kSequence / kOptional; the value type for kMap
   std::string to_string() const;              // "float32[batch,3]", "seq(float32[?])"
 };
 

@@ -27,15 +27,23 @@ Seed parse_seed(const KernelInfo& info) {
   return s;
 }
 
+namespace {
+std::atomic<uint64_t>& unseeded_counter() {
+  static std::atomic<uint64_t> counter{(uint64_t(std::random_device{}()) << 32) ^ std::random_device{}()};
+  return counter;
+}
+}  // namespace
+
 uint64_t run_key(const Seed& seed) {
   if (seed.fixed) {
     uint32_t bits;
     std::memcpy(&bits, &seed.value, sizeof bits);
     return mix(uint64_t(bits) + 0x5EEDull);
   }
-  static std::atomic<uint64_t> counter{(uint64_t(std::random_device{}()) << 32) ^ std::random_device{}()};
-  return mix(counter.fetch_add(0x9E3779B97F4A7C15ull));
+  return mix(unseeded_counter().fetch_add(0x9E3779B97F4A7C15ull));
 }
+
+void set_default_seed(uint64_t seed) { unseeded_counter().store(mix(seed ^ 0xD1B54A32D192ED03ull)); }
 
 double uniform(uint64_t key, uint64_t i) {
   const uint64_t z = mix(key + (i + 1) * 0x9E3779B97F4A7C15ull);

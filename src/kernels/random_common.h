@@ -16,8 +16,12 @@ struct Seed {
 };
 Seed parse_seed(const KernelInfo& info);
 
-// The key of one run: derived from the seed when fixed, fresh otherwise.
+// The key of one run: derived from the seed when fixed, fresh otherwise (the next of a
+// process-wide sequence).
 uint64_t run_key(const Seed& seed);
+// Restarts the process-wide sequence of unseeded run keys from `seed` (onnxruntime's
+// set_seed): the unseeded runs that follow draw the same keys after every call with `seed`.
+void set_default_seed(uint64_t seed);
 
 // Uniform in [0, 1) for element i.
 double uniform(uint64_t key, uint64_t i);

@@ -99,6 +99,9 @@ ir::TypeInfo type_from_proto(const onnx::TypeProto& tp, int depth = 0) {
     t.inner = std::make_shared<ir::TypeInfo>(type_from_proto(tp.optional_type().elem_type(), depth + 1));
   } else if (tp.has_map_type()) {
     t.kind = ir::TypeInfo::Kind::kMap;
+    const int key = tp.map_type().key_type();
+    t.elem_type = is_valid_data_type(key) ? DataType(key) : DataType::kUndefined;
+    t.inner = std::make_shared<ir::TypeInfo>(type_from_proto(tp.map_type().value_type(), depth + 1));
   } else if (tp.has_sparse_tensor_type()) {
     t.kind = ir::TypeInfo::Kind::kTensor;
     t.elem_type = is_valid_data_type(tp.sparse_tensor_type().elem_type()) ? DataType(tp.sparse_tensor_type().elem_type())

@@ -1,6 +1,7 @@
 #include "session/graph_plan.h"
 
 #include <algorithm>
+#include <cstring>
 #include <functional>
 #include <queue>
 
@@ -216,12 +217,14 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
   // Release each non-constant slot after its last reader; keep outputs, inputs and captures.
   std::vector<int> last_reader(plan->slot_names_.size(), -1);
   for (size_t s = 0; s < plan->steps_.size(); ++s) {
-    for (int in : plan->steps_[s].inputs)
-      if (in >= 0) last_reader[size_t(in)] = int(s);
-    for (const auto& name : node_reads(*plan->steps_[s].node)) {
+    Step& step = plan->steps_[s];
+    for (int in : step.inputs)
+      if (in >= 0) step.reads.push_back(in);
+    for (const auto& name : node_reads(*step.node)) {
       auto it = plan->slot_of_.find(name);
-      if (it != plan->slot_of_.end()) last_reader[size_t(it->second)] = int(s);
+      if (it != plan->slot_of_.end()) step.reads.push_back(it->second);
     }
+    for (int in : step.reads) last_reader[size_t(in)] = int(s);
   }
   std::vector<bool> keep(plan->slot_names_.size(), false);
   for (int s : plan->output_slots_) keep[size_t(s)] = true;
@@ -232,12 +235,35 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
   return plan;
 }
 
-Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame* parent, RunProfile* profile,
-                                          Arena* arena) const {
+Status RunControl::check() const {
+  if (terminate && terminate->load(std::memory_order_relaxed))
+    return cancelled("the run was terminated (RunOptions terminate flag set)");
+  if (has_deadline && std::chrono::steady_clock::now() > deadline)
+    return cancelled("the run exceeded its time limit of ", timeout_ms, " ms");
+  return Status::Ok();
+}
+
+std::vector<char> GraphPlan::steps_for_outputs(const std::vector<size_t>& outputs) const {
+  std::vector<char> needed_slot(slot_names_.size(), 0), active(steps_.size(), 0);
+  for (size_t o : outputs)
+    if (o < output_slots_.size()) needed_slot[size_t(output_slots_[o])] = 1;
+  for (size_t k = steps_.size(); k-- > 0;) {  // plan order is topological: walk it backwards
+    const Step& step = steps_[k];
+    for (int s : step.outputs)
+      if (s >= 0 && needed_slot[size_t(s)]) active[k] = 1;
+    if (!active[k]) continue;
+    for (int s : step.reads) needed_slot[size_t(s)] = 1;
+  }
+  return active;
+}
+
+Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame* parent,
+                                          const RunExtras& extras) const {
   std::unique_ptr<Arena> own_arena;
-  if (!parent && !arena) own_arena = std::make_unique<Arena>();
-  Frame frame(*this, parent, parent ? parent->arena : arena ? arena : own_arena.get(),
-              parent ? parent->profile : profile);
+  if (!parent && !extras.arena) own_arena = std::make_unique<Arena>();
+  Frame frame(*this, parent, parent ? parent->arena : extras.arena ? extras.arena : own_arena.get(),
+              parent ? parent->profile : extras.profile, parent ? parent->control : extras.control);
+  if (frame.control) ONYX_RETURN_IF_ERROR(frame.control->check());
   frame.values = constants_;
   if (inputs.size() > input_slots_.size())
     return invalid_argument("graph '", graph_.name, "' takes ", input_slots_.size(), " inputs, got ", inputs.size());
@@ -249,10 +275,19 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
     if (!v) return runtime_error("value '", captured_names_[i], "' from an enclosing graph is not available");
     frame.values[size_t(captured_slots_[i])] = *v;
   }
+  if (!parent && extras.output_targets) {
+    frame.targets.assign(frame.values.size(), nullptr);
+    for (size_t o = 0; o < output_slots_.size() && o < extras.output_targets->size(); ++o)
+      if ((*extras.output_targets)[o].defined()) frame.targets[size_t(output_slots_[o])] = &(*extras.output_targets)[o];
+  }
+  const std::vector<char>* active = parent ? nullptr : extras.active_steps;
 
   std::vector<const Value*> in_ptrs;
   std::vector<Value*> out_ptrs;
-  for (const Step& step : steps_) {
+  for (size_t k = 0; k < steps_.size(); ++k) {
+    const Step& step = steps_[k];
+    if (active && (k >= active->size() || !(*active)[k])) continue;
+    if (frame.control) ONYX_RETURN_IF_ERROR(frame.control->check());
     in_ptrs.clear();
     out_ptrs.clear();
     for (int s : step.inputs) in_ptrs.push_back(s >= 0 ? &frame.values[size_t(s)] : nullptr);
@@ -296,6 +331,11 @@ Status GraphPlan::verify_outputs(const Step& step, const Frame& frame) const {
   return Status::Ok();
 }
 
+const Tensor* Frame::output_target(const Value* slot) const {
+  if (targets.empty() || slot < values.data() || slot >= values.data() + values.size()) return nullptr;
+  return targets[size_t(slot - values.data())];
+}
+
 const Value* Frame::lookup(const std::string& name) const {
   auto it = plan_.slot_of_.find(name);
   if (it != plan_.slot_of_.end()) return &values[size_t(it->second)];
@@ -324,8 +364,14 @@ Result<Tensor*> KernelContext::allocate_output_uninitialized(int i, DataType dty
 
 Result<Tensor*> KernelContext::allocate_output_filled(int i, DataType dtype, const Shape& shape, bool zero_fill) {
   if (i < 0) return runtime_error("kernel wrote output ", i);
-  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape, frame_ ? frame_->arena : nullptr, zero_fill));
   Value* slot = i < num_outputs() ? outputs_[size_t(i)] : nullptr;
+  if (const Tensor* target = slot && frame_ ? frame_->output_target(slot) : nullptr;
+      target && target->dtype() == dtype && target->shape() == shape && dtype != DataType::kString) {
+    *slot = Value(*target);  // the caller's bound buffer: written in place, nothing to copy later
+    if (zero_fill && target->nbytes()) std::memset(slot->tensor().raw_data(), 0, target->nbytes());
+    return &slot->tensor();
+  }
+  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape, frame_ ? frame_->arena : nullptr, zero_fill));
   if (!slot) {  // an output the node does not use: scratch, dropped after compute
     if (scratch_.size() <= size_t(i)) scratch_.resize(size_t(i) + 1);
     slot = &scratch_[size_t(i)];

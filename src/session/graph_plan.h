@@ -5,6 +5,8 @@
 // Subgraphs (If/Loop/Scan bodies) are GraphPlans too; they read values of enclosing graphs
 // ("outer scope") through the Frame of the run that called them.
 #pragma once
+#include <atomic>
+#include <chrono>
 #include <functional>
 #include <map>
 #include <memory>
@@ -31,6 +33,31 @@ struct Scope {
 
 class RunProfile;  // session/profiler.h
 
+// What stops a run early, shared by the frames of a top-level run and of its subgraphs.
+// Checked before every node and at the start of every (sub)graph run, so a run stops between
+// nodes (and between Loop/Scan iterations); a kernel already computing finishes first.
+struct RunControl {
+  const std::atomic<bool>* terminate = nullptr;  // set from any thread to stop
+  bool has_deadline = false;
+  std::chrono::steady_clock::time_point deadline;
+  int64_t timeout_ms = 0;  // for the message
+  // CANCELLED when terminate is set or the deadline has passed; OK otherwise.
+  Status check() const;
+};
+
+// The extras of a top-level run (subgraph runs take them from their parent frame).
+struct RunExtras {
+  RunProfile* profile = nullptr;  // records one event per kernel call; null costs one test per node
+  Arena* arena = nullptr;         // serves intermediates; null: an arena of the run's own
+  const RunControl* control = nullptr;
+  // Per step (plan order): 0 skips it. Null runs every step. From GraphPlan::steps_for_outputs.
+  const std::vector<char>* active_steps = nullptr;
+  // Per graph output: a caller buffer that the producing kernel writes straight into when it
+  // allocates that output with exactly this dtype and shape (not for strings); an undefined
+  // tensor for none. Whatever ends up elsewhere is the caller's to copy.
+  const std::vector<Tensor>* output_targets = nullptr;
+};
+
 class GraphPlan {
  public:
   // Plans `graph` (which must outlive the plan). `opsets` maps domain -> model opset.
@@ -42,13 +69,14 @@ class GraphPlan {
       const std::function<void(const std::string&)>& on_release = nullptr);
 
   // Runs the graph: `inputs` in graph-input order (a none Value lets an initializer default
-  // apply); returns the graph outputs in order. `parent` is the caller's frame for subgraphs.
-  // `profile`, when given (top-level runs only; subgraph runs use their parent's), records one
-  // event per kernel call; null costs one pointer test per node. A top-level run allocates its
-  // intermediates from `arena` when given (the caller keeps it for the next run), else from
-  // an arena of its own.
-  Result<std::vector<Value>> run(std::vector<Value> inputs, const Frame* parent, RunProfile* profile = nullptr,
-                                 Arena* arena = nullptr) const;
+  // apply); returns the graph outputs in order (none for an output whose producer was
+  // skipped). `parent` is the caller's frame for subgraphs, which share its arena, profile
+  // and control; `extras` is for top-level runs only.
+  Result<std::vector<Value>> run(std::vector<Value> inputs, const Frame* parent, const RunExtras& extras = {}) const;
+
+  // The steps the given graph outputs (by index) need, for RunExtras::active_steps: their
+  // producers and, transitively, everything those read (subgraph captures included).
+  std::vector<char> steps_for_outputs(const std::vector<size_t>& outputs) const;
 
   const ir::Graph& graph() const { return graph_; }
   // Initializers whose data the plan dropped because every reader packed its own copy in
@@ -70,6 +98,7 @@ class GraphPlan {
     std::vector<int> inputs;   // slot per node input; -1 for omitted
     std::vector<int> outputs;  // slot per node output; -1 for omitted
     std::vector<int> release;  // slots whose last reader is this step
+    std::vector<int> reads;    // every slot the step reads, subgraph captures included
     std::vector<const ir::TypeInfo*> static_types;  // per output, when verifying; else empty
   };
   Status verify_outputs(const Step& step, const Frame& frame) const;
@@ -93,14 +122,22 @@ class GraphPlan {
 class Frame {
  public:
   // `arena` serves the frame's intermediate tensors (shared with nested subgraph frames).
-  // `profile` (may be null) receives the frame's kernel events; nested frames share it.
-  Frame(const GraphPlan& plan, const Frame* parent, Arena* arena, RunProfile* profile = nullptr)
-      : arena(arena), profile(profile), plan_(plan), parent_(parent) {}
+  // `profile` (may be null) receives the frame's kernel events; nested frames share it, and
+  // `control` (may be null) too.
+  Frame(const GraphPlan& plan, const Frame* parent, Arena* arena, RunProfile* profile = nullptr,
+        const RunControl* control = nullptr)
+      : arena(arena), profile(profile), control(control), plan_(plan), parent_(parent) {}
   // The current value named `name` in this frame or an enclosing one; null when unknown.
   const Value* lookup(const std::string& name) const;
+  // The caller buffer bound to the value slot `slot` (an element of `values`), or null.
+  const Tensor* output_target(const Value* slot) const;
   std::vector<Value> values;
   Arena* arena;
   RunProfile* profile;
+  const RunControl* control;
+  // Per slot of `values`: the caller buffer a kernel should write that slot into, or null.
+  // Empty unless the run has RunExtras::output_targets.
+  std::vector<const Tensor*> targets;
 
  private:
   const GraphPlan& plan_;

@@ -176,23 +176,35 @@ Session::ArenaLease::~ArenaLease() {
   if (session_.idle_arenas_.size() < kMaxIdleArenas) session_.idle_arenas_.push_back(std::move(arena_));
 }
 
-Result<std::vector<Value>> Session::run(const std::vector<std::pair<std::string, Value>>& feeds,
-                                        const std::vector<std::string>& output_names) const {
-  set_intra_op_threads(options_.intra_op_threads);
+Result<size_t> Session::check_input(const std::string& name, const Value& value) const {
+  const auto& graph_inputs = model_->graph.inputs;
+  size_t i = 0;
+  while (i < graph_inputs.size() && graph_inputs[i].name != name) ++i;
+  if (i == graph_inputs.size()) {
+    std::string valid;
+    for (const auto& vi : graph_inputs)
+      if (!input_has_default(vi.name)) valid += (valid.empty() ? "" : ", ") + vi.name;
+    return not_found("the model has no input named '", name, "' (inputs: ", valid, ")");
+  }
+  ONYX_RETURN_IF_ERROR(check_feed(graph_inputs[i], value));
+  return i;
+}
+
+Result<size_t> Session::output_index(const std::string& name) const {
+  for (size_t i = 0; i < outputs().size(); ++i)
+    if (outputs()[i].name == name) return i;
+  std::string valid;
+  for (const auto& vi : outputs()) valid += (valid.empty() ? "" : ", ") + vi.name;
+  return not_found("the model has no output named '", name, "' (outputs: ", valid, ")");
+}
+
+Result<std::vector<Value>> Session::gather_inputs(const std::vector<std::pair<std::string, Value>>& feeds) const {
   const auto& graph_inputs = model_->graph.inputs;
   std::vector<Value> inputs(graph_inputs.size());
   std::vector<bool> fed(graph_inputs.size(), false);
   for (const auto& [name, value] : feeds) {
-    size_t i = 0;
-    while (i < graph_inputs.size() && graph_inputs[i].name != name) ++i;
-    if (i == graph_inputs.size()) {
-      std::string valid;
-      for (const auto& vi : graph_inputs)
-        if (!input_has_default(vi.name)) valid += (valid.empty() ? "" : ", ") + vi.name;
-      return not_found("the model has no input named '", name, "' (inputs: ", valid, ")");
-    }
+    ONYX_ASSIGN_OR_RETURN(size_t i, check_input(name, value));
     if (fed[i]) return invalid_argument("input '", name, "' is fed twice");
-    ONYX_RETURN_IF_ERROR(check_feed(graph_inputs[i], value));
     inputs[i] = value;
     fed[i] = true;
   }
@@ -201,28 +213,63 @@ Result<std::vector<Value>> Session::run(const std::vector<std::pair<std::string,
     if (!fed[i] && !input_has_default(graph_inputs[i].name) && kind != ir::TypeInfo::Kind::kOptional)
       return invalid_argument("input '", graph_inputs[i].name, "' is missing");
   }
-  std::vector<Value> all;
-  ArenaLease arena(*this);
-  if (!profiler_ || !profiler_->active()) {
-    ONYX_ASSIGN_OR_RETURN(all, plan_->run(std::move(inputs), nullptr, nullptr, arena.get()));
+  return inputs;
+}
+
+Result<std::vector<Value>> Session::run(const std::vector<std::pair<std::string, Value>>& feeds,
+                                        const std::vector<std::string>& output_names,
+                                        const RunOptions& options) const {
+  ONYX_ASSIGN_OR_RETURN(std::vector<Value> inputs, gather_inputs(feeds));
+  std::vector<size_t> wanted;
+  if (output_names.empty()) {
+    for (size_t i = 0; i < outputs().size(); ++i) wanted.push_back(i);
   } else {
+    for (const auto& name : output_names) {
+      ONYX_ASSIGN_OR_RETURN(size_t i, output_index(name));
+      wanted.push_back(i);
+    }
+  }
+  return execute(std::move(inputs), wanted, options, nullptr);
+}
+
+Result<std::vector<Value>> Session::execute(std::vector<Value> inputs, const std::vector<size_t>& wanted,
+                                            const RunOptions& options, const std::vector<Tensor>* targets) const {
+  set_intra_op_threads(options_.intra_op_threads);
+  RunControl control;
+  control.terminate = &options.terminate;
+  if (options.timeout_ms > 0) {
+    control.has_deadline = true;
+    control.timeout_ms = options.timeout_ms;
+    control.deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(options.timeout_ms);
+  }
+  std::vector<char> active;
+  ArenaLease arena(*this);
+  RunExtras extras;
+  extras.arena = arena.get();
+  extras.control = &control;
+  extras.output_targets = targets;
+  if (options.only_execute_path_to_fetches) {
+    active = plan_->steps_for_outputs(wanted);
+    extras.active_steps = &active;
+  }
+  Result<std::vector<Value>> result = [&]() -> Result<std::vector<Value>> {
+    if (!profiler_ || !profiler_->active()) return plan_->run(std::move(inputs), nullptr, extras);
     RunProfile profile(*profiler_);
+    extras.profile = &profile;
     const auto start = ProfileClock::now();
-    auto result = plan_->run(std::move(inputs), nullptr, &profile, arena.get());
+    auto r = plan_->run(std::move(inputs), nullptr, extras);
     profiler_->add(profile.events());
-    profiler_->session_event("run", start, ProfileClock::now(),
-                             std::string("\"ok\":") + (result.ok() ? "true" : "false"));
-    if (!result.ok()) return result.take_status();
-    all = std::move(result).value();
+    profiler_->session_event("run", start, ProfileClock::now(), std::string("\"ok\":") + (r.ok() ? "true" : "false"));
+    return r;
+  }();
+  if (!result.ok()) {
+    Status st = result.take_status();
+    return options.tag.empty() ? st : std::move(st).with_context("in run '" + options.tag + "'");
   }
-  if (output_names.empty()) return all;
+  std::vector<Value> all = std::move(result).value();
   std::vector<Value> selected;
-  for (const auto& name : output_names) {
-    size_t i = 0;
-    while (i < outputs().size() && outputs()[i].name != name) ++i;
-    if (i == outputs().size()) return not_found("the model has no output named '", name, "'");
-    selected.push_back(all[i]);
-  }
+  selected.reserve(wanted.size());
+  for (size_t i : wanted) selected.push_back(all[i]);
   return selected;
 }
 

@@ -12,6 +12,8 @@
 #include "core/allocator.h"
 #include "core/value.h"
 #include "ir/graph.h"
+#include "session/io_binding.h"
+#include "session/run_options.h"
 
 namespace onyx {
 
@@ -103,8 +105,20 @@ class Session {
 
   // Runs the model. Every feed is checked against the declared input type (kind, dtype, rank,
   // fixed dims); an unknown or missing input is an error. `output_names` empty = all outputs.
+  // `options` may stop the run (terminate, timeout_ms: CANCELLED) or prune it to the
+  // requested outputs (only_execute_path_to_fetches).
   Result<std::vector<Value>> run(const std::vector<std::pair<std::string, Value>>& feeds,
-                                 const std::vector<std::string>& output_names = {}) const;
+                                 const std::vector<std::string>& output_names = {},
+                                 const RunOptions& options = RunOptions()) const;
+  // Runs with the binding's inputs, writing its bound outputs (see io_binding.h); on success
+  // binding.outputs() holds them. At least one output must be bound.
+  Status run(IoBinding& binding, const RunOptions& options = RunOptions()) const;
+
+  // Checks `value` as a feed for graph input `name` (kind, dtype, rank, fixed dims); returns
+  // the input's index. NOT_FOUND for a name that is not a graph input.
+  Result<size_t> check_input(const std::string& name, const Value& value) const;
+  // The index of graph output `name` among outputs(); NOT_FOUND (naming the outputs) if none.
+  Result<size_t> output_index(const std::string& name) const;
 
   // Writes the profile (SessionOptions::enable_profiling) and stops profiling; returns the
   // file name. "" when profiling is off; later calls return the same name and write nothing.
@@ -118,6 +132,12 @@ class Session {
   static Result<std::unique_ptr<Session>> from_model(std::unique_ptr<ir::Model> model, const SessionOptions& options,
                                                      std::chrono::steady_clock::time_point load_start);
   Status check_feed(const ir::ValueInfo& info, const Value& value) const;
+  // Feeds by name -> values in graph-input order, each checked; a missing input is an error.
+  Result<std::vector<Value>> gather_inputs(const std::vector<std::pair<std::string, Value>>& feeds) const;
+  // Runs checked inputs (graph-input order) and returns the outputs at `wanted` (indices into
+  // outputs()); `targets` as RunExtras::output_targets.
+  Result<std::vector<Value>> execute(std::vector<Value> inputs, const std::vector<size_t>& wanted,
+                                     const RunOptions& options, const std::vector<Tensor>* targets) const;
   Status apply_initializer_overrides();
 
   // Arenas kept between runs (SessionOptions::enable_cpu_mem_arena): a run leases one, or a

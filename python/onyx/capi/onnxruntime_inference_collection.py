@@ -126,9 +126,23 @@ class InferenceSession:
 
     def run(self, output_names, input_feed, run_options=None):
         """Runs the model. output_names: the outputs wanted, in order (None or []: all);
-        input_feed: {input name: numpy array (or list of arrays for a sequence, None for an
-        absent optional)}. Returns a list of numpy arrays / lists / None."""
+        input_feed: {input name: numpy array (or list of arrays for a sequence, dict for a map,
+        None for an absent optional)}. Returns a list of numpy arrays / lists / dicts / None.
+        run_options: a RunOptions (terminate, only_execute_path_to_fetches, ...)."""
         return self._sess.run(output_names, input_feed, run_options)
+
+    def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
+        """As run(), with OrtValue feeds ({name: OrtValue}); returns a list of OrtValue. Nothing
+        is converted to or from numpy."""
+        return self._sess.run_with_ort_values(output_names, input_dict_ort_values, run_options)
+
+    def io_binding(self):
+        """An IOBinding for this session."""
+        return IOBinding(self)
+
+    def run_with_iobinding(self, iobinding, run_options=None):
+        """Runs with the binding's inputs, writing its bound outputs (IOBinding.get_outputs())."""
+        iobinding._iobinding.run(run_options)
 
     def get_session_options(self):
         """A copy of the SessionOptions the session was created with."""
@@ -171,3 +185,66 @@ class InferenceSession:
 
     def get_profiling_start_time_ns(self):
         return 0
+
+
+OrtValue = C.OrtValue
+
+
+class IOBinding:
+    """Inputs and outputs bound to a session once and reused across runs, as
+    onnxruntime.IOBinding. An output bound to a buffer (bind_output with buffer_ptr, or
+    bind_ortvalue_output) is written in place; one bound by device only is allocated by onyx
+    with the shape the run produces. onyx computes on the CPU: device_type must be 'cpu'."""
+
+    def __init__(self, session):
+        self._iobinding = C.SessionIOBinding(session._sess)
+
+    def bind_cpu_input(self, name, arr_on_cpu):
+        """Binds a numpy array (used without a copy while bound: keep it unchanged)."""
+        self._iobinding.bind_input(name, arr_on_cpu)
+
+    def bind_input(self, name, device_type, device_id, element_type, shape, buffer_ptr):
+        """Binds caller memory at buffer_ptr (an int address) as a tensor of element_type
+        (a numpy type) and shape; the memory must stay alive while bound."""
+        self._iobinding.bind_input_ptr(name, device_type, device_id, element_type, list(shape), buffer_ptr)
+
+    def bind_ortvalue_input(self, name, ortvalue):
+        self._iobinding.bind_input(name, ortvalue)
+
+    def synchronize_inputs(self):
+        """Nothing to wait for on the CPU."""
+
+    def bind_output(self, name, device_type="cpu", device_id=0, element_type=None, shape=None, buffer_ptr=None):
+        """Binds output `name`: to caller memory (element_type, shape and buffer_ptr all given),
+        or, with buffer_ptr None, to a device, where onyx allocates it with the shape the run
+        produces."""
+        if buffer_ptr is None:
+            self._iobinding.bind_output_device(name, device_type, device_id)
+            return
+        if element_type is None or shape is None:
+            raise ValueError("bind_output with buffer_ptr needs element_type and shape")
+        self._iobinding.bind_output_ptr(name, device_type, device_id, element_type, list(shape), buffer_ptr)
+
+    def bind_ortvalue_output(self, name, ortvalue):
+        """Binds output `name` to a tensor OrtValue, which the run fills in place."""
+        self._iobinding.bind_ortvalue_output(name, ortvalue)
+
+    def synchronize_outputs(self):
+        """Nothing to wait for on the CPU."""
+
+    def get_outputs(self):
+        """The outputs of the last run, in bind order, as OrtValue."""
+        return self._iobinding.get_outputs()
+
+    def get_outputs_as_ortvaluevector(self):
+        return self._iobinding.get_outputs()
+
+    def copy_outputs_to_cpu(self):
+        """The outputs of the last run as numpy arrays (copies)."""
+        return self._iobinding.copy_outputs_to_cpu()
+
+    def clear_binding_inputs(self):
+        self._iobinding.clear_binding_inputs()
+
+    def clear_binding_outputs(self):
+        self._iobinding.clear_binding_outputs()

@@ -1,0 +1,274 @@
+// OrtValue (onnxruntime.OrtValue): a value held by onyx, made from numpy without a copy or
+// allocated by shape and type, read back as numpy, and exchanged through DLPack.
+#include <pybind11/stl.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cstring>
+
+#include "binding.h"
+#include "dlpack.h"
+
+namespace onyx::python {
+namespace {
+
+}  // namespace
+
+void check_cpu_device(const std::string& device_type, int device_id, const std::string& what) {
+  std::string d = device_type;
+  std::transform(d.begin(), d.end(), d.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+  if (d != "cpu")
+    raise(OrtError::kEPFail, what + ": device '" + device_type + "' is not available: this onyx build computes on the CPU only");
+  if (device_id != 0) raise(OrtError::kInvalidArgument, what + ": the CPU device has id 0, got " + std::to_string(device_id));
+}
+
+DataType element_type_arg(py::handle element_type, const std::string& what) {
+  if (PyLong_Check(element_type.ptr())) {
+    const int code = element_type.cast<int>();
+    if (!is_valid_data_type(code)) raise(OrtError::kInvalidArgument, what + ": unknown ONNX element type " + std::to_string(code));
+    return DataType(code);
+  }
+  py::dtype dt = py::dtype::from_args(py::reinterpret_borrow<py::object>(element_type));
+  const DataType t = data_type_of_numpy(dt);
+  if (t == DataType::kUndefined)
+    raise(OrtError::kInvalidArgument, what + ": numpy type " + py::str(dt).cast<std::string>() + " has no ONNX tensor type");
+  return t;
+}
+
+namespace {
+
+const Tensor& tensor_of(const PyOrtValue& v, const char* what) {
+  if (!v.value.is_tensor())
+    raise(OrtError::kInvalidArgument, std::string(what) + " needs a tensor OrtValue, this one holds " + v.value.describe());
+  return v.value.tensor();
+}
+
+// --- DLPack export -------------------------------------------------------------------------
+
+struct ExportContext {
+  std::shared_ptr<Buffer> buffer;  // keeps the data alive while the consumer holds it
+  std::vector<int64_t> shape;
+  dlpack::ManagedTensor managed;
+};
+
+void delete_export(dlpack::ManagedTensor* m) { delete static_cast<ExportContext*>(m->manager_ctx); }
+
+void destroy_unconsumed_capsule(PyObject* capsule) {
+  if (!PyCapsule_IsValid(capsule, dlpack::kCapsuleName)) return;  // consumed: the consumer deletes it
+  auto* m = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule, dlpack::kCapsuleName));
+  if (m && m->deleter) m->deleter(m);
+}
+
+dlpack::DataType dlpack_type_of(DataType t) {
+  const uint8_t bits = uint8_t(data_type_size(t) * 8);
+  switch (t) {
+    case DataType::kInt8: case DataType::kInt16: case DataType::kInt32: case DataType::kInt64:
+      return {dlpack::kInt, bits, 1};
+    case DataType::kUInt8: case DataType::kUInt16: case DataType::kUInt32: case DataType::kUInt64:
+      return {dlpack::kUInt, bits, 1};
+    case DataType::kFloat16: case DataType::kFloat: case DataType::kDouble: return {dlpack::kFloat, bits, 1};
+    case DataType::kBFloat16: return {dlpack::kBfloat, 16, 1};
+    case DataType::kComplex64: case DataType::kComplex128: return {dlpack::kComplex, bits, 1};
+    case DataType::kBool: return {dlpack::kBool, 8, 1};
+    default: break;
+  }
+  raise(OrtError::kInvalidArgument, std::string("a ") + data_type_name(t) + " tensor cannot be shared through DLPack");
+}
+
+py::capsule to_dlpack(const PyOrtValue& v) {
+  const Tensor& t = tensor_of(v, "DLPack export");
+  const dlpack::DataType dtype = dlpack_type_of(t.dtype());
+  auto* ctx = new ExportContext{t.buffer(), std::vector<int64_t>(t.shape().begin(), t.shape().end()), {}};
+  static char empty_marker;  // consumers may reject a null data pointer even for 0 elements
+  dlpack::Tensor& dl = ctx->managed.dl_tensor;
+  dl.data = t.raw_data() ? const_cast<void*>(t.raw_data()) : &empty_marker;
+  dl.device = {dlpack::kCPU, 0};
+  dl.ndim = int32_t(ctx->shape.size());
+  dl.dtype = dtype;
+  dl.shape = ctx->shape.empty() ? nullptr : ctx->shape.data();
+  dl.strides = nullptr;
+  dl.byte_offset = 0;
+  ctx->managed.manager_ctx = ctx;
+  ctx->managed.deleter = delete_export;
+  PyObject* capsule = PyCapsule_New(&ctx->managed, dlpack::kCapsuleName, destroy_unconsumed_capsule);
+  if (!capsule) {
+    delete ctx;
+    throw py::error_already_set();
+  }
+  return py::reinterpret_steal<py::capsule>(capsule);
+}
+
+// --- DLPack import -------------------------------------------------------------------------
+
+DataType data_type_of_dlpack(const dlpack::DataType& d, bool is_bool_tensor) {
+  if (d.lanes != 1) return DataType::kUndefined;
+  switch (d.code) {
+    case dlpack::kInt:
+      return d.bits == 8 ? DataType::kInt8 : d.bits == 16 ? DataType::kInt16 : d.bits == 32 ? DataType::kInt32
+             : d.bits == 64 ? DataType::kInt64 : DataType::kUndefined;
+    case dlpack::kUInt:
+      if (d.bits == 8) return is_bool_tensor ? DataType::kBool : DataType::kUInt8;
+      return d.bits == 16 ? DataType::kUInt16 : d.bits == 32 ? DataType::kUInt32 : d.bits == 64 ? DataType::kUInt64
+             : DataType::kUndefined;
+    case dlpack::kFloat:
+      return d.bits == 16 ? DataType::kFloat16 : d.bits == 32 ? DataType::kFloat : d.bits == 64 ? DataType::kDouble
+             : DataType::kUndefined;
+    case dlpack::kBfloat: return d.bits == 16 ? DataType::kBFloat16 : DataType::kUndefined;
+    case dlpack::kComplex:
+      return d.bits == 64 ? DataType::kComplex64 : d.bits == 128 ? DataType::kComplex128 : DataType::kUndefined;
+    case dlpack::kBool: return d.bits == 8 ? DataType::kBool : DataType::kUndefined;
+    default: return DataType::kUndefined;
+  }
+}
+
+void delete_imported(void* p) {
+  auto* m = static_cast<dlpack::ManagedTensor*>(p);
+  if (!m->deleter) return;
+  PyGILState_STATE state = PyGILState_Ensure();  // producers' deleters may touch Python objects
+  m->deleter(m);
+  PyGILState_Release(state);
+}
+
+PyOrtValue from_dlpack(py::object data, bool is_bool_tensor) {
+  py::object capsule = data;
+  if (py::hasattr(data, "__dlpack__")) capsule = data.attr("__dlpack__")();
+  if (!PyCapsule_IsValid(capsule.ptr(), dlpack::kCapsuleName))
+    raise(OrtError::kInvalidArgument,
+          "from_dlpack takes an object with __dlpack__ or an unused 'dltensor' capsule (a capsule can be consumed once)");
+  auto* m = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), dlpack::kCapsuleName));
+  const dlpack::Tensor& dl = m->dl_tensor;
+  if (dl.device.device_type != dlpack::kCPU && dl.device.device_type != dlpack::kCUDAHost)
+    raise(OrtError::kEPFail, "the DLPack tensor lives on device type " + std::to_string(dl.device.device_type) +
+                                 "; this onyx build holds CPU memory only");
+  const DataType dtype = data_type_of_dlpack(dl.dtype, is_bool_tensor);
+  if (dtype == DataType::kUndefined)
+    raise(OrtError::kInvalidArgument, "DLPack element type (code " + std::to_string(dl.dtype.code) + ", " +
+                                          std::to_string(dl.dtype.bits) + " bits, " + std::to_string(dl.dtype.lanes) +
+                                          " lanes) has no ONNX tensor type");
+  if (dl.ndim < 0 || dl.ndim > 64 || (dl.ndim > 0 && !dl.shape))
+    raise(OrtError::kInvalidArgument, "DLPack tensor has an invalid rank " + std::to_string(dl.ndim));
+  Shape shape(dl.shape, dl.shape + dl.ndim);
+  int64_t expected_stride = 1;  // compact row-major only: the strides of size-1 dims do not matter
+  for (int d = dl.ndim - 1; d >= 0; --d) {
+    if (shape[size_t(d)] < 0) raise(OrtError::kInvalidArgument, "DLPack tensor has a negative dim");
+    if (dl.strides && shape[size_t(d)] != 1 && dl.strides[d] != expected_stride)
+      raise(OrtError::kInvalidArgument, "the DLPack tensor is not contiguous (row-major); make it contiguous first");
+    expected_stride *= shape[size_t(d)];
+  }
+  int64_t numel = 1;
+  for (int64_t d : shape) {
+    if (d != 0 && numel > (int64_t(1) << 48) / d) raise(OrtError::kInvalidArgument, "DLPack tensor is too large");
+    numel *= d;
+  }
+  if (PyCapsule_SetName(capsule.ptr(), dlpack::kUsedCapsuleName) != 0) throw py::error_already_set();
+  std::shared_ptr<void> keeper(m, delete_imported);
+  void* base = static_cast<char*>(dl.data) + dl.byte_offset;
+  const size_t nbytes = size_t(numel) * data_type_size(dtype);
+  return PyOrtValue{Value(Tensor(dtype, std::move(shape), std::make_shared<Buffer>(base, nbytes, std::move(keeper))))};
+}
+
+}  // namespace
+
+void register_ortvalue(py::module_& m) {
+  py::class_<PyOrtValue>(m, "OrtValue",
+                         "A value held by onyx (onnxruntime.OrtValue): a tensor, a sequence, a map or none. "
+                         "Made from numpy without a copy (the array stays alive and shared), or allocated by "
+                         "shape and type; numpy() reads it back; DLPack exchanges it without a copy.")
+      .def_static(
+          "ortvalue_from_numpy",
+          [](py::object numpy_obj, const std::string& device_type, int device_id, int /*vendor_id*/) {
+            check_cpu_device(device_type, device_id, "OrtValue");
+            return PyOrtValue{Value(tensor_from_python(numpy_obj, DataType::kUndefined, "ortvalue_from_numpy"))};
+          },
+          py::arg("numpy_obj"), py::arg("device_type") = "cpu", py::arg("device_id") = 0, py::arg("vendor_id") = -1)
+      .def_static(
+          "ortvalue_from_numpy_with_onnx_type",
+          [](py::object data, int onnx_element_type) {
+            const DataType t = element_type_arg(py::int_(onnx_element_type), "OrtValue");
+            return PyOrtValue{Value(tensor_from_python(data, t, "ortvalue_from_numpy_with_onnx_type"))};
+          },
+          py::arg("data"), py::arg("onnx_element_type"))
+      .def_static(
+          "ortvalue_from_shape_and_type",
+          [](std::vector<int64_t> shape, py::object element_type, const std::string& device_type, int device_id,
+             int /*vendor_id*/) {
+            check_cpu_device(device_type, device_id, "OrtValue");
+            auto t = Tensor::create(element_type_arg(element_type, "OrtValue"), shape);
+            if (!t.ok()) raise_status(t.status(), Phase::kRun);
+            return PyOrtValue{Value(std::move(t).value())};
+          },
+          py::arg("shape"), py::arg("element_type"), py::arg("device_type") = "cpu", py::arg("device_id") = 0,
+          py::arg("vendor_id") = -1)
+      .def_static("from_dlpack", &from_dlpack, py::arg("data"), py::arg("is_bool_tensor") = false,
+                  "An OrtValue over a DLPack tensor (an object with __dlpack__, or a capsule), without a copy.")
+      .def("to_dlpack", &to_dlpack, "A DLPack capsule over this tensor, without a copy.")
+      .def(
+          "__dlpack__", [](const PyOrtValue& v, py::args, py::kwargs) { return to_dlpack(v); },
+          "The DLPack protocol (stream and version arguments are accepted; the data is on the CPU).")
+      .def("__dlpack_device__", [](const PyOrtValue&) { return py::make_tuple(int(dlpack::kCPU), 0); })
+      .def("numpy", [](const PyOrtValue& v) { return value_to_python(v.value, true); },
+           "The value as numpy (a view of the tensor's memory when nothing else holds it, else a copy); "
+           "sequences as lists, maps as dicts.")
+      .def("data_ptr",
+           [](const PyOrtValue& v) { return reinterpret_cast<uintptr_t>(tensor_of(v, "data_ptr").raw_data()); })
+      .def("device_name", [](const PyOrtValue&) { return std::string("cpu"); })
+      .def("shape", [](const PyOrtValue& v) {
+        const Shape& s = tensor_of(v, "shape").shape();
+        return std::vector<int64_t>(s.begin(), s.end());
+      })
+      .def("data_type", [](const PyOrtValue& v) {
+        switch (v.value.kind()) {
+          case Value::Kind::kTensor: {
+            ir::TypeInfo t;
+            t.kind = ir::TypeInfo::Kind::kTensor;
+            t.elem_type = v.value.tensor().dtype();
+            return type_string(t);
+          }
+          case Value::Kind::kSequence: {
+            ir::TypeInfo t;
+            t.kind = ir::TypeInfo::Kind::kSequence;
+            t.inner = std::make_shared<ir::TypeInfo>();
+            t.inner->kind = ir::TypeInfo::Kind::kTensor;
+            t.inner->elem_type = v.value.sequence_elem_type();
+            return type_string(t);
+          }
+          case Value::Kind::kMap: {
+            ir::TypeInfo t;
+            t.kind = ir::TypeInfo::Kind::kMap;
+            t.elem_type = v.value.map_keys().dtype();
+            t.inner = std::make_shared<ir::TypeInfo>();
+            t.inner->kind = ir::TypeInfo::Kind::kTensor;
+            t.inner->elem_type = v.value.map_values().dtype();
+            return type_string(t);
+          }
+          case Value::Kind::kNone: break;
+        }
+        return std::string("none");
+      })
+      .def("element_type", [](const PyOrtValue& v) {
+        return int(v.value.is_sequence() ? v.value.sequence_elem_type() : tensor_of(v, "element_type").dtype());
+      }, "The ONNX TensorProto data type number of the elements (1 float, 7 int64, ...).")
+      .def("has_value", [](const PyOrtValue& v) { return !v.value.is_none(); })
+      .def("is_tensor", [](const PyOrtValue& v) { return v.value.is_tensor(); })
+      .def("is_sparse_tensor", [](const PyOrtValue&) { return false; })
+      .def("is_tensor_sequence", [](const PyOrtValue& v) { return v.value.is_sequence(); })
+      .def(
+          "update_inplace",
+          [](PyOrtValue& v, py::object np_arr) {
+            Tensor& dst = v.value.tensor();
+            tensor_of(v, "update_inplace");
+            Tensor src = tensor_from_python(np_arr, dst.dtype(), "update_inplace");
+            if (src.numel() != dst.numel())
+              raise(OrtError::kInvalidArgument, "update_inplace: the array has " + std::to_string(src.numel()) +
+                                                    " elements, the OrtValue " + std::to_string(dst.numel()));
+            if (dst.dtype() == DataType::kString) {
+              for (int64_t i = 0; i < dst.numel(); ++i) dst.data<std::string>()[i] = src.data<std::string>()[i];
+            } else if (dst.nbytes()) {
+              std::memmove(dst.raw_data(), src.raw_data(), dst.nbytes());
+            }
+          },
+          py::arg("np_arr"), "Copies the array's elements into this tensor's memory (same dtype and count).")
+      .def("__repr__", [](const PyOrtValue& v) { return "<onyx.OrtValue " + v.value.describe() + " on cpu>"; });
+}
+
+}  // namespace onyx::python

@@ -1,0 +1,142 @@
+#include "session/io_binding.h"
+
+#include <cstring>
+
+#include "session/session.h"
+
+namespace onyx {
+namespace {
+
+bool overlaps(const Tensor& a, const Tensor& b) {
+  if (!a.nbytes() || !b.nbytes() || !a.raw_data() || !b.raw_data()) return false;
+  const auto* a0 = static_cast<const char*>(a.raw_data());
+  const auto* b0 = static_cast<const char*>(b.raw_data());
+  return a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
+bool overlaps_value(const Tensor& buffer, const Value& v) {
+  if (v.is_tensor()) return overlaps(buffer, v.tensor());
+  if (v.is_sequence())
+    for (const Tensor& t : v.sequence_items())
+      if (overlaps(buffer, t)) return true;
+  if (v.is_map()) return overlaps(buffer, v.map_keys()) || overlaps(buffer, v.map_values());
+  return false;
+}
+
+// Copies `produced` into the caller's `buffer`, which must have its dtype and shape; counts
+// the copies made in *copies.
+Status copy_into(const std::string& name, const Value& produced, Tensor& buffer, size_t* copies) {
+  if (!produced.is_tensor() || produced.tensor().dtype() != buffer.dtype() ||
+      produced.tensor().shape() != buffer.shape())
+    return invalid_argument("output '", name, "' is bound to a buffer of ", buffer.describe(), ", but the run produced ",
+                            produced.describe());
+  const Tensor& t = produced.tensor();
+  if (t.raw_data() == buffer.raw_data() || t.numel() == 0) return Status::Ok();
+  ++*copies;
+  if (t.dtype() == DataType::kString) {
+    const std::string* from = t.data<std::string>();
+    std::string* to = buffer.data<std::string>();
+    for (int64_t i = 0; i < t.numel(); ++i) to[i] = from[i];
+  } else {
+    std::memmove(buffer.raw_data(), t.raw_data(), t.nbytes());
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
+Status IoBinding::bind_input(const std::string& name, Value value) {
+  ONYX_ASSIGN_OR_RETURN(size_t index, session_.check_input(name, value));
+  (void)index;
+  for (auto& [bound, v] : inputs_)
+    if (bound == name) {
+      v = std::move(value);
+      return Status::Ok();
+    }
+  inputs_.emplace_back(name, std::move(value));
+  return Status::Ok();
+}
+
+Status IoBinding::bind_output(const std::string& name, Tensor buffer) {
+  ONYX_ASSIGN_OR_RETURN(size_t index, session_.output_index(name));
+  if (!buffer.defined()) return invalid_argument("output '", name, "': the buffer to bind is an undefined tensor");
+  if (buffer.nbytes() > 0 && !buffer.raw_data()) return invalid_argument("output '", name, "': the buffer has no data");
+  const ir::TypeInfo& declared = session_.outputs()[index].type;
+  if (declared.kind == ir::TypeInfo::Kind::kTensor) {
+    if (declared.elem_type != DataType::kUndefined && declared.elem_type != buffer.dtype())
+      return invalid_argument("output '", name, "' is ", data_type_name(declared.elem_type),
+                              " but the buffer bound to it is ", buffer.describe());
+    if (declared.shape.has_rank) {
+      bool fits = buffer.rank() == int64_t(declared.shape.dims.size());
+      for (size_t d = 0; fits && d < declared.shape.dims.size(); ++d)
+        if (declared.shape.dims[d].value && *declared.shape.dims[d].value != buffer.shape()[d]) fits = false;
+      if (!fits)
+        return invalid_argument("output '", name, "' has shape ", declared.shape.to_string(),
+                                " but the buffer bound to it is ", buffer.describe());
+    }
+  } else if (declared.kind != ir::TypeInfo::Kind::kUnknown) {
+    return invalid_argument("output '", name, "' is ", declared.to_string(),
+                            ", not a tensor: bind it to a device instead of a buffer");
+  }
+  BoundOutput out{name, index, std::move(buffer), Device{}};
+  for (auto& b : outputs_)
+    if (b.name == name) {
+      b = std::move(out);
+      values_.clear();
+      return Status::Ok();
+    }
+  outputs_.push_back(std::move(out));
+  values_.clear();
+  return Status::Ok();
+}
+
+Status IoBinding::bind_output(const std::string& name, Device device) {
+  ONYX_ASSIGN_OR_RETURN(size_t index, session_.output_index(name));
+  if (device.type != Device::Type::kCpu)
+    return invalid_argument("output '", name, "' cannot be bound to ", device.to_string(),
+                            ": this session runs on the CPU only");
+  BoundOutput out{name, index, Tensor(), device};
+  for (auto& b : outputs_)
+    if (b.name == name) {
+      b = std::move(out);
+      values_.clear();
+      return Status::Ok();
+    }
+  outputs_.push_back(std::move(out));
+  values_.clear();
+  return Status::Ok();
+}
+
+Status Session::run(IoBinding& binding, const RunOptions& options) const {
+  if (&binding.session_ != this) return invalid_argument("the IoBinding was made for another session");
+  if (binding.outputs_.empty()) return invalid_argument("no outputs are bound: bind at least one before running");
+  ONYX_ASSIGN_OR_RETURN(std::vector<Value> inputs, gather_inputs(binding.inputs_));
+
+  std::vector<size_t> wanted;
+  std::vector<Tensor> targets(outputs().size());
+  for (const auto& b : binding.outputs_) {
+    wanted.push_back(b.index);
+    if (!b.buffer.defined() || b.buffer.dtype() == DataType::kString) continue;
+    bool safe = true;  // kernels must not write a buffer that a bound input still provides
+    for (const Value& in : inputs) safe = safe && !overlaps_value(b.buffer, in);
+    if (safe && !targets[b.index].defined()) targets[b.index] = b.buffer;
+  }
+  ONYX_ASSIGN_OR_RETURN(std::vector<Value> produced, execute(std::move(inputs), wanted, options, &targets));
+
+  std::vector<Value> values(produced.size());
+  size_t copies = 0;
+  for (size_t k = 0; k < binding.outputs_.size(); ++k) {
+    IoBinding::BoundOutput& b = binding.outputs_[k];
+    if (!b.buffer.defined()) {
+      values[k] = std::move(produced[k]);
+      continue;
+    }
+    ONYX_RETURN_IF_ERROR(copy_into(b.name, produced[k], b.buffer, &copies));
+    values[k] = Value(b.buffer);
+  }
+  binding.values_ = std::move(values);
+  binding.copied_ = copies;
+  return Status::Ok();
+}
+
+}  // namespace onyx

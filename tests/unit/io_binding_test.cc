@@ -1,0 +1,191 @@
+// IoBinding: bound inputs, outputs written straight into caller buffers, outputs of unknown
+// shape allocated by onyx, clear errors for buffers that do not fit, and flat memory across
+// many runs with one binding.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <fstream>
+#include <string>
+
+#include "model_builder.h"
+#include "session/session.h"
+
+namespace onyx {
+namespace {
+
+using testing::ModelBuilder;
+
+// z = Relu(x + y) with x, y, z float [N, 4] (N symbolic); also w = x (a pass-through).
+std::unique_ptr<Session> add_relu_session() {
+  ModelBuilder b;
+  b.input("x", {-1, 4}).input("y", {-1, 4}).output("z", {-1, 4}).output("w", {-1, 4});
+  b.node("Add", {"x", "y"}, {"s"});
+  b.node("Relu", {"s"}, {"z"});
+  b.node("Identity", {"x"}, {"w"});
+  const std::string bytes = b.bytes();
+  SessionOptions options;
+  options.graph_optimization_level = 0;  // keep the Identity: w must pass x through
+  auto s = Session::load_bytes(bytes.data(), bytes.size(), options);
+  EXPECT_TRUE(s.ok()) << s.status().to_string();
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+Tensor borrowed(DataType dtype, const Shape& shape, void* data, size_t size) {
+  auto t = Tensor::borrow(dtype, shape, data, size);
+  EXPECT_TRUE(t.ok()) << t.status().to_string();
+  return t.ok() ? std::move(t).value() : Tensor();
+}
+
+Tensor filled(Shape shape, float start) {
+  Tensor t(DataType::kFloat, std::move(shape));
+  for (int64_t i = 0; i < t.numel(); ++i) t.data<float>()[i] = start + float(i) * (i % 2 ? -1.f : 1.f);
+  return t;
+}
+
+TEST(IoBinding, OutputIsWrittenIntoTheCallerBuffer) {
+  auto s = add_relu_session();
+  ASSERT_TRUE(s);
+  IoBinding b(*s);
+  Tensor x = filled({3, 4}, 1), y = filled({3, 4}, -2);
+  ASSERT_TRUE(b.bind_input("x", Value(x)).ok());
+  ASSERT_TRUE(b.bind_input("y", Value(y)).ok());
+  std::vector<float> z(12, -7.f);
+  ASSERT_TRUE(b.bind_output("z", borrowed(DataType::kFloat, {3, 4}, z.data(), z.size() * 4)).ok());
+  ASSERT_TRUE(s->run(b).ok());
+  ASSERT_EQ(b.outputs().size(), 1u);
+  EXPECT_EQ(b.outputs()[0].tensor().raw_data(), z.data());
+  EXPECT_EQ(b.copied_outputs(), 0u);  // Relu wrote straight into z
+  for (int i = 0; i < 12; ++i) EXPECT_FLOAT_EQ(z[i], std::max(0.f, x.data<float>()[i] + y.data<float>()[i])) << i;
+}
+
+TEST(IoBinding, PassThroughOutputIsCopiedIntoTheBuffer) {
+  auto s = add_relu_session();
+  ASSERT_TRUE(s);
+  IoBinding b(*s);
+  Tensor x = filled({2, 4}, 3);
+  ASSERT_TRUE(b.bind_input("x", Value(x)).ok());
+  ASSERT_TRUE(b.bind_input("y", Value(filled({2, 4}, 0))).ok());
+  std::vector<float> w(8, 0.f);
+  ASSERT_TRUE(b.bind_output("w", borrowed(DataType::kFloat, {2, 4}, w.data(), w.size() * 4)).ok());
+  ASSERT_TRUE(s->run(b).ok());
+  EXPECT_EQ(std::memcmp(w.data(), x.raw_data(), 32), 0);
+  EXPECT_EQ(b.outputs()[0].tensor().raw_data(), w.data());
+  EXPECT_EQ(b.copied_outputs(), 1u);  // the Identity aliases x: one copy into w
+}
+
+TEST(IoBinding, BufferOfTheWrongShapeIsAnErrorAndUntouched) {
+  auto s = add_relu_session();
+  ASSERT_TRUE(s);
+  IoBinding b(*s);
+  ASSERT_TRUE(b.bind_input("x", Value(filled({3, 4}, 1))).ok());
+  ASSERT_TRUE(b.bind_input("y", Value(filled({3, 4}, 1))).ok());
+  std::vector<float> z(8, -7.f);  // [2, 4]: the run makes [3, 4]
+  ASSERT_TRUE(b.bind_output("z", borrowed(DataType::kFloat, {2, 4}, z.data(), z.size() * 4)).ok());
+  Status st = s->run(b);
+  ASSERT_FALSE(st.ok());
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("float32[2,4]"), std::string::npos) << st.message();
+  EXPECT_NE(st.message().find("float32[3,4]"), std::string::npos) << st.message();
+  for (float v : z) EXPECT_EQ(v, -7.f);
+}
+
+TEST(IoBinding, BindErrorsAreClear) {
+  auto s = add_relu_session();
+  ASSERT_TRUE(s);
+  IoBinding b(*s);
+  std::vector<int32_t> ints(12);
+  Status st = b.bind_output("z", borrowed(DataType::kInt32, {3, 4}, ints.data(), 48));
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.message().find("float32"), std::string::npos) << st.message();
+  std::vector<float> wrong_rank(12);
+  EXPECT_EQ(b.bind_output("z", borrowed(DataType::kFloat, {12}, wrong_rank.data(), 48)).code(),
+            StatusCode::kInvalidArgument);
+  EXPECT_EQ(b.bind_output("nope").code(), StatusCode::kNotFound);
+  EXPECT_EQ(b.bind_input("nope", Value(filled({1, 4}, 0))).code(), StatusCode::kNotFound);
+  EXPECT_EQ(b.bind_input("x", Value(filled({1, 5}, 0))).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(b.bind_output("z", Device{Device::Type::kCuda, 0}).code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s->run(b).code(), StatusCode::kInvalidArgument);  // no outputs bound
+  ASSERT_TRUE(b.bind_output("z").ok());
+  EXPECT_EQ(s->run(b).code(), StatusCode::kInvalidArgument);  // inputs missing
+}
+
+TEST(IoBinding, RebindingOneInputKeepsTheOthers) {
+  auto s = add_relu_session();
+  ASSERT_TRUE(s);
+  IoBinding b(*s);
+  ASSERT_TRUE(b.bind_input("x", Value(filled({1, 4}, 1))).ok());
+  ASSERT_TRUE(b.bind_input("y", Value(filled({1, 4}, 10))).ok());
+  ASSERT_TRUE(b.bind_output("z").ok());
+  ASSERT_TRUE(s->run(b).ok());
+  const float first = b.outputs()[0].tensor().data<float>()[0];
+  ASSERT_TRUE(b.bind_input("x", Value(filled({1, 4}, 5))).ok());
+  ASSERT_TRUE(s->run(b).ok());
+  EXPECT_FLOAT_EQ(first, 11.f);
+  EXPECT_FLOAT_EQ(b.outputs()[0].tensor().data<float>()[0], 15.f);
+  EXPECT_EQ(b.inputs().size(), 2u);
+}
+
+TEST(IoBinding, OutputBufferSharedWithAnInputIsFilledAfterTheRun) {
+  auto s = add_relu_session();
+  ASSERT_TRUE(s);
+  IoBinding b(*s);
+  Tensor x = filled({4, 4}, 2), y = filled({4, 4}, -1);
+  const Tensor x_before = x.clone();
+  ASSERT_TRUE(b.bind_input("x", Value(x)).ok());
+  ASSERT_TRUE(b.bind_input("y", Value(y)).ok());
+  ASSERT_TRUE(b.bind_output("z", x).ok());  // in place: z overwrites x
+  ASSERT_TRUE(s->run(b).ok());
+  EXPECT_EQ(b.copied_outputs(), 1u);  // written after the kernels were done reading x
+  for (int i = 0; i < 16; ++i)
+    EXPECT_FLOAT_EQ(x.data<float>()[i], std::max(0.f, x_before.data<float>()[i] + y.data<float>()[i]));
+}
+
+TEST(IoBinding, DataDependentOutputShapeIsAllocatedByOnyx) {
+  ModelBuilder mb;
+  mb.input("x", {-1}).output("idx", {1, -1}, onnx::TensorProto::INT64);
+  mb.node("NonZero", {"x"}, {"idx"});
+  const std::string bytes = mb.bytes();
+  auto s = Session::load_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  IoBinding b(**s);
+  Tensor x(DataType::kFloat, {6});
+  x.data<float>()[1] = 1, x.data<float>()[4] = 2;
+  ASSERT_TRUE(b.bind_input("x", Value(x)).ok());
+  ASSERT_TRUE(b.bind_output("idx").ok());
+  ASSERT_TRUE((*s)->run(b).ok());
+  const Tensor& idx = b.outputs()[0].tensor();
+  ASSERT_EQ(idx.shape(), (Shape{1, 2}));
+  EXPECT_EQ(idx.data<int64_t>()[0], 1);
+  EXPECT_EQ(idx.data<int64_t>()[1], 4);
+}
+
+int64_t rss_kb() {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line))
+    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
+  return -1;
+}
+
+TEST(IoBinding, ThousandRunsWithOneBindingKeepMemoryFlat) {
+  auto s = add_relu_session();
+  ASSERT_TRUE(s);
+  IoBinding b(*s);
+  std::vector<float> z(16384 * 4);  // 256 KB
+  Tensor big_x = filled({16384, 4}, 1), big_y = filled({16384, 4}, 2);
+  ASSERT_TRUE(b.bind_input("x", Value(big_x)).ok());
+  ASSERT_TRUE(b.bind_input("y", Value(big_y)).ok());
+  ASSERT_TRUE(b.bind_output("z", borrowed(DataType::kFloat, {16384, 4}, z.data(), z.size() * 4)).ok());
+  ASSERT_TRUE(b.bind_output("w").ok());
+  for (int r = 0; r < 100; ++r) ASSERT_TRUE(s->run(b).ok());
+  const int64_t warm = rss_kb();
+  for (int r = 0; r < 1000; ++r) ASSERT_TRUE(s->run(b).ok());
+  const int64_t after = rss_kb();
+  ASSERT_GT(warm, 0);
+  // A leak of one 256 KB intermediate per run would add 250 MB here.
+  EXPECT_LT(after - warm, 2048) << "RSS grew from " << warm << " kB to " << after << " kB";
+  EXPECT_FLOAT_EQ(z[0], 3.f);
+}
+
+}  // namespace
+}  // namespace onyx

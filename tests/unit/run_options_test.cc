@@ -1,0 +1,133 @@
+// RunOptions: terminate from another thread and a time limit stop a run between nodes (Loop
+// iterations included) and leave the session usable; only_execute_path_to_fetches runs only
+// what the requested outputs need.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <thread>
+
+#include "model_builder.h"
+#include "session/session.h"
+
+namespace onyx {
+namespace {
+
+using testing::ModelBuilder;
+
+// v = Loop(M, cond=true, v0) with a body that adds 1 to v; M is an int64 input.
+std::unique_ptr<Session> counting_loop_session() {
+  ModelBuilder b;
+  b.input("M", {}, onnx::TensorProto::INT64).input("v0", {1}).output("v", {1});
+  auto* cond = b.graph->add_initializer();
+  cond->set_name("cond");
+  cond->set_data_type(onnx::TensorProto::BOOL);
+  cond->add_int32_data(1);
+  b.initializer("one", {1}, {1.f});
+  auto* loop = b.node("Loop", {"M", "cond", "v0"}, {"v"}, "counting_loop");
+  auto* attr = loop->add_attribute();
+  attr->set_name("body");
+  attr->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto* body = attr->mutable_g();
+  body->set_name("body");
+  ModelBuilder::set_type(body->add_input(), "i", onnx::TensorProto::INT64, {});
+  ModelBuilder::set_type(body->add_input(), "c_in", onnx::TensorProto::BOOL, {});
+  ModelBuilder::set_type(body->add_input(), "v_in", onnx::TensorProto::FLOAT, {1});
+  ModelBuilder::set_type(body->add_output(), "c_out", onnx::TensorProto::BOOL, {});
+  ModelBuilder::set_type(body->add_output(), "v_out", onnx::TensorProto::FLOAT, {1});
+  auto* id = body->add_node();
+  id->set_op_type("Identity");
+  id->add_input("c_in");
+  id->add_output("c_out");
+  auto* add = body->add_node();
+  add->set_op_type("Add");
+  add->add_input("v_in");
+  add->add_input("one");  // read from the enclosing graph
+  add->add_output("v_out");
+  const std::string bytes = b.bytes();
+  auto s = Session::load_bytes(bytes.data(), bytes.size());
+  EXPECT_TRUE(s.ok()) << s.status().to_string();
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+std::vector<std::pair<std::string, Value>> loop_feeds(int64_t trips) {
+  return {{"M", Value(Tensor::scalar<int64_t>(trips))}, {"v0", Value(Tensor(DataType::kFloat, {1}))}};
+}
+
+TEST(RunOptions, TerminateFromAnotherThreadStopsARunAndTheSessionStaysUsable) {
+  auto s = counting_loop_session();
+  ASSERT_TRUE(s);
+  RunOptions options;
+  const auto start = std::chrono::steady_clock::now();
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    options.terminate.store(true);
+  });
+  auto r = s->run(loop_feeds(int64_t(1) << 50), {}, options);  // would run for years
+  stopper.join();
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_NE(r.status().message().find("terminate"), std::string::npos) << r.status().to_string();
+  EXPECT_LT(seconds, 10.0);
+
+  auto again = s->run(loop_feeds(5), {}, options);  // still set: refused at once
+  EXPECT_EQ(again.status().code(), StatusCode::kCancelled);
+  options.terminate.store(false);
+  auto ok = s->run(loop_feeds(5), {}, options);
+  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+  EXPECT_FLOAT_EQ((*ok)[0].tensor().data<float>()[0], 5.f);
+}
+
+TEST(RunOptions, TimeLimitStopsARun) {
+  auto s = counting_loop_session();
+  ASSERT_TRUE(s);
+  RunOptions options;
+  options.timeout_ms = 50;
+  options.tag = "limited";
+  const auto start = std::chrono::steady_clock::now();
+  auto r = s->run(loop_feeds(int64_t(1) << 50), {}, options);
+  const double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kCancelled);
+  EXPECT_NE(r.status().to_string().find("50 ms"), std::string::npos) << r.status().to_string();
+  EXPECT_NE(r.status().to_string().find("limited"), std::string::npos) << r.status().to_string();
+  EXPECT_LT(seconds, 10.0);
+  auto ok = s->run(loop_feeds(3), {}, options);  // a short run fits the limit
+  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+}
+
+// a = Relu(x); b = Reshape(x, [7]) fails for x of 4 elements.
+TEST(RunOptions, OnlyExecutePathToFetchesSkipsNodesOtherOutputsNeed) {
+  ModelBuilder mb;
+  mb.input("x", {4}).output("a", {4}).output("b", {7});
+  auto* shape = mb.graph->add_initializer();
+  shape->set_name("seven");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(1);
+  shape->add_int64_data(7);
+  mb.node("Relu", {"x"}, {"a"});
+  mb.node("Reshape", {"x", "seven"}, {"b"}, "bad_reshape");
+  const std::string bytes = mb.bytes();
+  SessionOptions so;
+  so.graph_optimization_level = 0;
+  auto s = Session::load_bytes(bytes.data(), bytes.size(), so);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  Tensor x(DataType::kFloat, {4});
+  x.data<float>()[0] = -1, x.data<float>()[1] = 2;
+  std::vector<std::pair<std::string, Value>> feeds{{"x", Value(x)}};
+
+  auto everything = (*s)->run(feeds, {"a"});  // ORT's default: every node runs
+  ASSERT_FALSE(everything.ok());
+  EXPECT_NE(everything.status().to_string().find("bad_reshape"), std::string::npos);
+
+  RunOptions pruned;
+  pruned.only_execute_path_to_fetches = true;
+  auto a = (*s)->run(feeds, {"a"}, pruned);
+  ASSERT_TRUE(a.ok()) << a.status().to_string();
+  EXPECT_FLOAT_EQ((*a)[0].tensor().data<float>()[0], 0.f);
+  EXPECT_FLOAT_EQ((*a)[0].tensor().data<float>()[1], 2.f);
+  EXPECT_FALSE((*s)->run(feeds, {"b"}, pruned).ok());
+}
+
+}  // namespace
+}  // namespace onyx
