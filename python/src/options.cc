@@ -45,12 +45,18 @@ while sessions made with these options live), graph_optimization_level (ORT_DISA
 ORT_ENABLE_BASIC: constant folding and redundant-node eliminations; ORT_ENABLE_EXTENDED: also
 fusions into com.microsoft ops; ORT_ENABLE_ALL, the default: also layout changes), intra_op_num_threads (the threads
 inside one node, 0 = one per core), enable_cpu_mem_arena (keep run memory between runs),
-inter_op_num_threads and execution_mode (accepted; nodes run in order). The other
-knobs (optimized_model_filepath, enable_mem_pattern, enable_mem_reuse,
-use_deterministic_compute, execution_order, log_verbosity_level, logid, session config
+inter_op_num_threads and execution_mode (accepted; nodes run in order),
+optimized_model_filepath (the graph after optimisation saved as an ONNX model; the session
+config entries session.optimized_model_external_initializers_file_name and
+session.optimized_model_external_initializers_min_size_in_bytes put large initializers in an
+external data file). The other knobs (enable_mem_pattern, enable_mem_reuse,
+use_deterministic_compute, execution_order, log_verbosity_level, logid, other session config
 entries) are accepted and stored, as ONNX Runtime accepts them, so that scripts setting them
-keep working; onyx does not act on them yet. onyx's CPU kernels are deterministic whatever
-use_deterministic_compute says.)";
+keep working: onyx plans memory and orders nodes its own way, and its CPU kernels are
+deterministic whatever use_deterministic_compute says.)";
+
+constexpr const char* kExternalFileKey = "session.optimized_model_external_initializers_file_name";
+constexpr const char* kExternalMinBytesKey = "session.optimized_model_external_initializers_min_size_in_bytes";
 
 }  // namespace
 
@@ -61,6 +67,10 @@ SessionOptions PySessionOptions::resolved() const {
   SessionOptions s = core;
   s.log_level = log_severity_level >= 0 ? log_severity_level : default_log_severity();
   s.enable_cpu_mem_arena = enable_cpu_mem_arena;
+  s.optimized_model_filepath = optimized_model_filepath;
+  if (auto it = config.find(kExternalFileKey); it != config.end()) s.optimized_model_external_data_file = it->second;
+  if (auto it = config.find(kExternalMinBytesKey); it != config.end())
+    s.optimized_model_external_min_bytes = size_t(std::stoull(it->second));  // checked when added
   return s;
 }
 
@@ -136,6 +146,17 @@ void register_options(py::module_& m) {
       .def(
           "add_session_config_entry",
           [](SO& o, const std::string& key, const std::string& value) {
+            if (key == kExternalMinBytesKey) {
+              size_t used = 0;
+              bool ok = !value.empty() && value[0] != '-';
+              try {
+                if (ok) (void)std::stoull(value, &used);
+              } catch (const std::exception&) {
+                ok = false;
+              }
+              if (!ok || used != value.size())
+                throw py::value_error(std::string(kExternalMinBytesKey) + " must be a byte count, got '" + value + "'");
+            }
             if (!known_config_key(key))
               log_message(LogLevel::kWarning, o.resolved().log_level,
                           "session config key '" + key + "' is not one onyx knows; stored, not acted on");

@@ -5,6 +5,7 @@
 #include "core/logging.h"
 #include "core/parallel.h"
 #include "onnx/loader.h"
+#include "onnx/writer.h"
 #include "ops/infer_graph.h"
 #include "optimizer/pass_manager.h"
 #include "session/free_dims.h"
@@ -78,6 +79,13 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
     log_message(LogLevel::kInfo, options.log_level, "graph optimization (level " +
                 std::to_string(options.graph_optimization_level) + "): " + report.summary());
     mark("graph_optimization");
+  }
+  if (!options.optimized_model_filepath.empty()) {
+    onnx_format::SaveOptions save;
+    save.external_data_file = options.optimized_model_external_data_file;
+    save.external_min_bytes = options.optimized_model_external_min_bytes;
+    ONYX_RETURN_IF_ERROR(onnx_format::save_model(*s->model_, options.optimized_model_filepath, save));
+    mark("save_optimized_model");
   }
   ONYX_ASSIGN_OR_RETURN(s->plan_, GraphPlan::build(s->model_->graph, s->model_->opsets, nullptr,
                                                    options.verify_shapes ? &s->types_->inferred : nullptr,

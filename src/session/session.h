@@ -83,6 +83,18 @@ struct SessionOptions {
   // one pointer test per node.
   bool enable_profiling = false;
   std::string profile_file_prefix = "onyx_profile";
+
+  // Saving the optimised model (ORT's optimized_model_filepath): when set, the graph after
+  // optimisation, before any kernel packs a weight, is written there as an ONNX model that
+  // onyx and other ONNX tools load again with the same outputs (com.microsoft ops where fused;
+  // level 99 also saves the channels-last layout). Initializers of at least
+  // `optimized_model_external_min_bytes` go to `optimized_model_external_data_file`, a path
+  // relative to the saved model's folder, when that is set (ORT's session config keys
+  // session.optimized_model_external_initializers_file_name and ..._min_size_in_bytes).
+  // A failure to write is an error of session creation.
+  std::string optimized_model_filepath;
+  std::string optimized_model_external_data_file;
+  size_t optimized_model_external_min_bytes = 1024;
 };
 
 class Session {
