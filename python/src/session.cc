@@ -184,6 +184,18 @@ void register_session(py::module_& m) {
       .def_property_readonly("overridable_initializers", [](const PySession& s) { return s.input_args(true); })
       .def_property_readonly("outputs_meta", &PySession::output_args)
       .def_property_readonly("model_meta", &PySession::modelmeta)
+      .def(
+          "output_types_for",
+          [](const PySession& s, const std::map<std::string, std::vector<int64_t>>& shapes) {
+            std::vector<std::pair<std::string, Shape>> in;
+            for (const auto& [name, dims] : shapes) in.emplace_back(name, Shape(dims.begin(), dims.end()));
+            auto types = s.session().output_types_for(in);
+            if (!types.ok()) raise_status(types.status(), Phase::kRun);
+            py::dict out;
+            for (size_t i = 0; i < types->size(); ++i) out[py::str(s.session().outputs()[i].name)] = shape_list((*types)[i]);
+            return out;
+          },
+          py::arg("input_shapes"))
       .def("end_profiling", &PySession::end_profiling)
       .def_property_readonly("session_options", [](const PySession& s) { return PySessionOptions(s.options()); });
 }

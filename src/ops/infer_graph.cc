@@ -43,7 +43,8 @@ GraphTypes infer_graph_types(const ir::Graph& graph, const std::map<std::string,
   for (const auto& vi : graph.inputs) feedable.insert(vi.name);
   for (const auto& [name, t] : graph.initializers) {
     if (!result.all.count(name)) result.all[name] = tensor_type(t);
-    if (!feedable.count(name)) constants[name] = &t;
+    // A weight whose data a kernel packed away (null data) still has its type, not a value.
+    if (!feedable.count(name) && (t.nbytes() == 0 || t.raw_data())) constants[name] = &t;
   }
   std::set<std::string> missing_rules;
   for (const ir::Node& node : graph.nodes) {

@@ -7,6 +7,7 @@
 #include "onnx/loader.h"
 #include "onnx/writer.h"
 #include "ops/infer_graph.h"
+#include "ops/op_rule.h"
 #include "optimizer/pass_manager.h"
 #include "session/free_dims.h"
 #include "session/graph_plan.h"
@@ -89,8 +90,12 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
   }
   ONYX_ASSIGN_OR_RETURN(s->plan_, GraphPlan::build(s->model_->graph, s->model_->opsets, nullptr,
                                                    options.verify_shapes ? &s->types_->inferred : nullptr,
-                                                   // weights the kernels packed are held once, packed
-                                                   [&s](const std::string& name) { s->model_->graph.initializers.erase(name); }));
+                                                   // weights the kernels packed are held once, packed: the
+                                                   // graph keeps their type, not their data
+                                                   [&s](const std::string& name) {
+                                                     Tensor& t = s->model_->graph.initializers.at(name);
+                                                     t = Tensor(t.dtype(), t.shape(), std::make_shared<Buffer>(nullptr, 0, nullptr));
+                                                   }));
   mark("planning");
   log_message(LogLevel::kInfo, options.log_level,
               "planned " + std::to_string(s->model_->graph.nodes.size()) + " nodes on CPU (IR " +
@@ -196,6 +201,36 @@ Result<size_t> Session::check_input(const std::string& name, const Value& value)
   }
   ONYX_RETURN_IF_ERROR(check_feed(graph_inputs[i], value));
   return i;
+}
+
+Result<std::vector<ir::TypeInfo>> Session::output_types_for(
+    const std::vector<std::pair<std::string, Shape>>& input_shapes) const {
+  ir::Graph graph = model_->graph;  // tensors and subgraphs are shared, not copied
+  for (const auto& [name, shape] : input_shapes) {
+    size_t i = 0;
+    while (i < graph.inputs.size() && graph.inputs[i].name != name) ++i;
+    if (i == graph.inputs.size()) return not_found("the model has no input named '", name, "'");
+    ir::TypeInfo& t = graph.inputs[i].type;
+    if (t.kind != ir::TypeInfo::Kind::kTensor) return invalid_argument("input '", name, "' is not a tensor");
+    for (int64_t d : shape)
+      if (d < 0) return invalid_argument("input '", name, "': shape ", shape_to_string(shape), " has a negative dim");
+    if (t.shape.has_rank) {
+      if (t.shape.dims.size() != shape.size())
+        return invalid_argument("input '", name, "' has rank ", t.shape.dims.size(), " ", t.shape.to_string(),
+                                ", not the rank of ", shape_to_string(shape));
+      for (size_t d = 0; d < shape.size(); ++d)
+        if (t.shape.dims[d].value && *t.shape.dims[d].value != shape[d])
+          return invalid_argument("input '", name, "' dim ", d, " is ", *t.shape.dims[d].value, ", not ", shape[d]);
+    }
+    t.shape = ops::known_shape(shape);
+  }
+  const ops::GraphTypes types = ops::infer_graph_types(graph, model_->opsets);
+  std::vector<ir::TypeInfo> out;
+  for (const auto& vi : graph.outputs) {
+    auto it = types.all.find(vi.name);
+    out.push_back(it == types.all.end() ? vi.type : it->second);
+  }
+  return out;
 }
 
 Result<size_t> Session::output_index(const std::string& name) const {

@@ -129,6 +129,12 @@ class Session {
   // Checks `value` as a feed for graph input `name` (kind, dtype, rank, fixed dims); returns
   // the input's index. NOT_FOUND for a name that is not a graph input.
   Result<size_t> check_input(const std::string& name, const Value& value) const;
+  // The output types (in outputs() order) that static inference derives when the named
+  // inputs have these shapes (inputs not named keep their declared types): what a caller can
+  // pre-allocate before binding outputs. A dim that depends on input values (NonZero, ...)
+  // stays unknown. NOT_FOUND for an unknown input, INVALID_ARGUMENT for a shape that
+  // contradicts the input's declaration.
+  Result<std::vector<ir::TypeInfo>> output_types_for(const std::vector<std::pair<std::string, Shape>>& input_shapes) const;
   // The index of graph output `name` among outputs(); NOT_FOUND (naming the outputs) if none.
   Result<size_t> output_index(const std::string& name) const;
 

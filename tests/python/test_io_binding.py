@@ -201,3 +201,10 @@ def test_map_input():
     assert out == {1: 0.5, 7: 2.0}
     with pytest.raises(onnxruntime.InvalidArgument, match="dict"):
         sess.run(None, {"m": [1, 2]})
+
+
+def test_output_shapes_before_the_run(add_relu):
+    assert add_relu.get_output_shapes({"x": (5, 3), "y": (5, 3)}) == {"z": [5, 3]}
+    assert add_relu.get_output_shapes({}) == {"z": ["N", 3]}
+    with pytest.raises(onnxruntime.InvalidArgument):
+        add_relu.get_output_shapes({"x": (5, 4)})

@@ -155,8 +155,36 @@ TEST(IoBinding, DataDependentOutputShapeIsAllocatedByOnyx) {
   ASSERT_TRUE((*s)->run(b).ok());
   const Tensor& idx = b.outputs()[0].tensor();
   ASSERT_EQ(idx.shape(), (Shape{1, 2}));
+  auto before = (*s)->output_types_for({{"x", {6}}});  // the count of nonzeros is data: unknown
+  ASSERT_TRUE(before.ok());
+  ASSERT_EQ(before->at(0).shape.dims.size(), 2u);
+  EXPECT_EQ(before->at(0).shape.dims[0].value, std::optional<int64_t>(1));
+  EXPECT_FALSE(before->at(0).shape.dims[1].value.has_value());
   EXPECT_EQ(idx.data<int64_t>()[0], 1);
   EXPECT_EQ(idx.data<int64_t>()[1], 4);
+}
+
+TEST(IoBinding, OutputShapesAreKnownBeforeTheRun) {
+  auto s = add_relu_session();
+  ASSERT_TRUE(s);
+  auto types = s->output_types_for({{"x", {5, 4}}, {"y", {5, 4}}});
+  ASSERT_TRUE(types.ok()) << types.status().to_string();
+  EXPECT_EQ((*types)[0].to_string(), "float32[5,4]");
+  EXPECT_EQ((*types)[1].to_string(), "float32[5,4]");
+  EXPECT_EQ(s->output_types_for({{"x", {5, 3}}}).status().code(), StatusCode::kInvalidArgument);
+  EXPECT_EQ(s->output_types_for({{"nope", {5, 4}}}).status().code(), StatusCode::kNotFound);
+
+  // A MatMul whose weight was packed (and dropped from the graph) still gives its shape.
+  ModelBuilder mb;
+  mb.input("a", {-1, 8}).output("b", {-1, 16});
+  mb.initializer("w", {8, 16}, std::vector<float>(128, 0.5f));
+  mb.node("MatMul", {"a", "w"}, {"b"});
+  const std::string bytes = mb.bytes();
+  auto m = Session::load_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(m.ok()) << m.status().to_string();
+  auto mt = (*m)->output_types_for({{"a", {3, 8}}});
+  ASSERT_TRUE(mt.ok()) << mt.status().to_string();
+  EXPECT_EQ((*mt)[0].to_string(), "float32[3,16]");
 }
 
 int64_t rss_kb() {

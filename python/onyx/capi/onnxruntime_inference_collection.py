@@ -136,6 +136,13 @@ class InferenceSession:
         is converted to or from numpy."""
         return self._sess.run_with_ort_values(output_names, input_dict_ort_values, run_options)
 
+    def get_output_shapes(self, input_shapes):
+        """onyx extension: the output shapes static inference derives for these input shapes
+        ({input name: shape}; inputs left out keep their declared dims), as {output name:
+        shape} with ints, strings for symbolic dims and None where the size depends on the
+        data (NonZero, ...): what to pre-allocate before IOBinding.bind_output with a buffer."""
+        return self._sess.output_types_for({k: [int(d) for d in v] for k, v in input_shapes.items()})
+
     def io_binding(self):
         """An IOBinding for this session."""
         return IOBinding(self)
