@@ -200,6 +200,36 @@ void register_options(py::module_& m) {
             if (!s.ok()) raise_status(s, Phase::kLoad);
           },
           py::arg("names"), py::arg("values"), "add_initializer for each (name, value) pair.")
+      .def(
+          "add_external_initializers_from_files_in_memory",
+          [](SO& o, const std::vector<std::string>& names, py::sequence buffers, const std::vector<int64_t>& lengths) {
+            if (names.size() != buffers.size() || names.size() != lengths.size())
+              throw py::value_error("add_external_initializers_from_files_in_memory: " + std::to_string(names.size()) +
+                                    " names, " + std::to_string(buffers.size()) + " buffers and " +
+                                    std::to_string(lengths.size()) + " lengths");
+            for (size_t i = 0; i < names.size(); ++i) {
+              py::buffer buffer = py::reinterpret_borrow<py::buffer>(buffers[i]);
+              py::buffer_info info = buffer.request();
+              const int64_t size = int64_t(info.size) * int64_t(info.itemsize);
+              if (lengths[i] < 0 || lengths[i] > size)
+                throw py::value_error("external data file '" + names[i] + "': length " + std::to_string(lengths[i]) +
+                                      " but the buffer holds " + std::to_string(size) + " bytes");
+              PyObject* owner = buffer.ptr();
+              Py_INCREF(owner);  // released, with the GIL, when the last view of these bytes goes
+              std::shared_ptr<void> keeper(owner, [](void* p) {
+                PyGILState_STATE state = PyGILState_Ensure();
+                Py_DECREF(static_cast<PyObject*>(p));
+                PyGILState_Release(state);
+              });
+              o.core.add_external_data_file_in_memory(
+                  names[i], std::make_shared<Buffer>(info.ptr, size_t(lengths[i]), std::move(keeper)));
+            }
+          },
+          py::arg("names"), py::arg("buffers"), py::arg("lengths"),
+          "Holds external-data files in memory: the model's initializers whose external data names location "
+          "names[i] read buffers[i] (bytes, bytearray, numpy array: anything with the buffer protocol), without a "
+          "copy. For models loaded from bytes. Keep the buffers unchanged while sessions made with these "
+          "options live.")
       .def("__copy__", [](const SO& o) { return SO(o); })
       .def("__deepcopy__", [](const SO& o, py::handle) { return SO(o); });
 
@@ -207,8 +237,9 @@ void register_options(py::module_& m) {
   py::class_<RO>(m, "RunOptions",
                  "Options for one run(), as onnxruntime.RunOptions. terminate: set it (from any thread) to stop "
                  "the runs using these options before their next node, with a Fail error; clear it to run again. "
-                 "only_execute_path_to_fetches: run only the nodes the requested outputs need. The run config "
-                 "entry 'onyx.run.timeout_ms' limits a run's wall-clock time (a run past it fails with Fail). "
+                 "only_execute_path_to_fetches: run only the nodes the requested outputs need. Run config entries: "
+                 "'onyx.run.timeout_ms' limits a run's wall-clock time (a run past it fails with Fail); "
+                 "'memory.enable_memory_arena_shrinkage' = 'cpu:0' gives the arena's cached memory back after the run. "
                  "logid names the run in its error messages; log_severity_level and log_verbosity_level are stored.")
       .def(py::init<>())
       .def_property(
@@ -226,6 +257,8 @@ void register_options(py::module_& m) {
       .def(
           "add_run_config_entry",
           [](RO& o, const std::string& key, const std::string& value) {
+            if (key == "memory.enable_memory_arena_shrinkage")  // "cpu:0": shrink the CPU arena after the run
+              o.core.shrink_arena = value.find("cpu") != std::string::npos;
             if (key == "onyx.run.timeout_ms") {
               int64_t ms = -1;
               try {

@@ -30,22 +30,41 @@ size_t size_class(size_t bytes) {
 struct Arena::State {
   std::mutex mu;
   bool closed = false;
+  size_t cache_limit = 0;  // 0: twice the peak in use
   std::map<size_t, std::vector<void*>> free_blocks;  // by size class
   Stats stats;
 
   void release(void* p, size_t cls) {
     std::lock_guard<std::mutex> lock(mu);
     stats.bytes_in_use -= cls;
-    if (closed) {
+    const size_t limit = cache_limit ? cache_limit : 2 * stats.peak_bytes_in_use;
+    if (closed || cls > limit) {
+      std::free(p);
+      return;
+    }
+    // Make room by evicting blocks of other size classes (largest first): the cache follows
+    // the shapes of recent runs instead of filling up with the sizes of old ones.
+    for (auto it = free_blocks.rbegin(); stats.bytes_cached + cls > limit && it != free_blocks.rend();) {
+      if (it->first == cls || it->second.empty()) {
+        ++it;
+        continue;
+      }
+      std::free(it->second.back());
+      it->second.pop_back();
+      stats.bytes_cached -= it->first;
+    }
+    if (stats.bytes_cached + cls > limit) {
       std::free(p);
     } else {
       free_blocks[cls].push_back(p);
+      stats.bytes_cached += cls;
     }
   }
   void free_all() {
     for (auto& [cls, blocks] : free_blocks)
       for (void* p : blocks) std::free(p);
     free_blocks.clear();
+    stats.bytes_cached = 0;
   }
 };
 
@@ -63,6 +82,7 @@ std::shared_ptr<Buffer> Arena::allocate(size_t bytes, DataType dtype, bool zero_
       p = it->second.back();
       it->second.pop_back();
       ++state_->stats.reused_blocks;
+      state_->stats.bytes_cached -= cls;
     }
     state_->stats.bytes_in_use += cls;
     state_->stats.peak_bytes_in_use = std::max(state_->stats.peak_bytes_in_use, state_->stats.bytes_in_use);
@@ -81,6 +101,16 @@ void Arena::close() {
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->closed = true;
   state_->free_all();
+}
+
+void Arena::trim() {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->free_all();
+}
+
+void Arena::set_cache_limit(size_t bytes) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->cache_limit = bytes;
 }
 
 Arena::Stats Arena::stats() const {

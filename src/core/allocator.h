@@ -50,12 +50,19 @@ class Arena final : public Allocator {
   std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype, bool zero_fill = true) override;
   // Frees the cached blocks; later releases go straight to the system.
   void close();
+  // Frees the cached blocks (live ones stay in use and return to the cache when released).
+  void trim();
+  // Caps the bytes kept in the cache of released blocks: a released block that would pass the
+  // cap goes back to the system. 0 (the default): twice the most bytes ever in use at once,
+  // so that a run with new shapes cannot grow the cache past what runs really need.
+  void set_cache_limit(size_t bytes);
 
   struct Stats {
     size_t bytes_in_use = 0;       // held by live tensors now
     size_t peak_bytes_in_use = 0;  // the most held at once
     size_t bytes_from_system = 0;  // obtained from the system over the arena's life
     size_t reused_blocks = 0;      // allocations served from a released block
+    size_t bytes_cached = 0;       // in released blocks kept for reuse
   };
   Stats stats() const;
 

@@ -63,6 +63,15 @@ struct Node {
   std::string label() const;
 };
 
+// Where an initializer's bytes live when the model keeps them in an external file: the
+// `location` (relative to the model's folder, or a file held in memory), byte `offset` and
+// `length` (-1: to the end of the file).
+struct ExternalDataRef {
+  std::string location;
+  int64_t offset = 0;
+  int64_t length = -1;
+};
+
 struct Graph {
   std::string name;
   std::vector<Node> nodes;
@@ -70,6 +79,9 @@ struct Graph {
   std::vector<ValueInfo> outputs;
   std::vector<ValueInfo> value_infos;
   std::map<std::string, Tensor> initializers;
+  // For the initializers whose data is external (their tensors view the mapped file): where
+  // it lies. An initializer replaced later (an override, a folded constant) leaves this map.
+  std::map<std::string, ExternalDataRef> external_data;
 };
 
 struct Model {

@@ -125,10 +125,12 @@ class GraphConverter {
     for (auto& tp : *gp.mutable_initializer()) {
       const std::string name = tp.name();
       if (name.empty()) return invalid_model("graph '", gp.name(), "' has an initializer without a name");
-      auto t = tensor_from_proto(tp, external_);
+      ir::ExternalDataRef ref;
+      auto t = tensor_from_proto(tp, external_, &ref);
       if (!t.ok()) return t.take_status().with_context("while loading initializer '" + name + "'");
       if (!g->initializers.emplace(name, std::move(t).value()).second)
         return invalid_model("graph '", gp.name(), "' defines initializer '", name, "' twice");
+      if (!ref.location.empty()) g->external_data[name] = ref;
     }
     for (auto& sp : *gp.mutable_sparse_initializer()) {
       const std::string name = sp.values().name();
@@ -245,7 +247,7 @@ class GraphConverter {
   bool in_function_ = false;
 };
 
-Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_dir) {
+Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_dir, const LoadOptions& options) {
   ir::Model m;
   m.ir_version = mp.ir_version();
   if (m.ir_version < 1 || m.ir_version > 10)
@@ -263,7 +265,7 @@ Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_di
   m.model_version = mp.model_version();
   for (const auto& kv : mp.metadata_props()) m.metadata[kv.key()] = kv.value();
   if (!mp.has_graph()) return invalid_model("the model has no graph");
-  ExternalDataResolver external(base_dir);
+  ExternalDataResolver external(base_dir, options.files_in_memory);
   GraphConverter converter(&external);
   ONYX_ASSIGN_OR_RETURN(auto graph, converter.convert(*mp.mutable_graph(), 0));
   m.graph = std::move(*graph);
@@ -278,13 +280,14 @@ Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_di
 
 }  // namespace
 
-Result<ir::Model> load_model_bytes(const void* data, size_t size, const std::string& base_dir) {
+Result<ir::Model> load_model_bytes(const void* data, size_t size, const std::string& base_dir,
+                                   const LoadOptions& options) {
   onnx::ModelProto mp;
   ONYX_RETURN_IF_ERROR(parse_message(data, size, &mp, "model"));
-  return convert_model(mp, base_dir);
+  return convert_model(mp, base_dir, options);
 }
 
-Result<ir::Model> load_model_file(const std::string& path) {
+Result<ir::Model> load_model_file(const std::string& path, const LoadOptions& options) {
   auto file = MappedFile::open(path);
   if (!file.ok()) return file.take_status().with_context("while loading model '" + path + "'");
   const std::string dir = std::filesystem::path(path).parent_path().string();
@@ -298,7 +301,7 @@ Result<ir::Model> load_model_file(const std::string& path) {
     stream.SetTotalBytesLimit(INT_MAX);
     if (!mp.ParseFromCodedStream(&stream) || !stream.ConsumedEntireMessage())
       return invalid_model("cannot parse model (", size, " bytes): not a valid protobuf, or truncated");
-    return convert_model(mp, dir.empty() ? "." : dir);
+    return convert_model(mp, dir.empty() ? "." : dir, options);
   }();
   if (!model.ok()) return model.take_status().with_context("while loading model '" + path + "'");
   return model;

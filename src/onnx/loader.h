@@ -6,6 +6,8 @@
 // memory-mapped without a copy; a location that escapes that folder, a missing file or a
 // range past the file's end is an INVALID_MODEL error.
 #pragma once
+#include <map>
+#include <memory>
 #include <string>
 
 #include "core/status.h"
@@ -14,11 +16,21 @@
 
 namespace onyx::onnx_format {
 
-// Loads a model file. External data paths are resolved against the file's folder.
-Result<ir::Model> load_model_file(const std::string& path);
+struct LoadOptions {
+  // External-data files the caller holds in memory, by location as the model names them
+  // ("weights.bin"): looked up before the model's folder, so that a model loaded from bytes
+  // finds its external data. Initializers view these bytes without a copy; the caller keeps
+  // them alive and unchanged while the model (and every session made from it) lives.
+  std::map<std::string, std::shared_ptr<Buffer>> files_in_memory;
+};
 
-// Loads a serialized ModelProto. `base_dir` resolves external data ("" refuses any).
-Result<ir::Model> load_model_bytes(const void* data, size_t size, const std::string& base_dir);
+// Loads a model file. External data paths are resolved against the file's folder.
+Result<ir::Model> load_model_file(const std::string& path, const LoadOptions& options = {});
+
+// Loads a serialized ModelProto. `base_dir` resolves external data ("" refuses any that is
+// not among options.files_in_memory).
+Result<ir::Model> load_model_bytes(const void* data, size_t size, const std::string& base_dir,
+                                   const LoadOptions& options = {});
 
 // Reads a serialized TensorProto, SequenceProto or OptionalProto (the ONNX test-data .pb
 // files). `expected` picks the message kind; an unknown kind reads a TensorProto.

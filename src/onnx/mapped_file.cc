@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <cstring>
 
 namespace onyx::onnx_format {
@@ -29,6 +30,13 @@ Result<std::shared_ptr<MappedFile>> MappedFile::open(const std::string& path) {
   }
   ::close(fd);
   return std::shared_ptr<MappedFile>(new MappedFile(data, size));
+}
+
+void release_mapped_pages(const void* data, size_t size) {
+  static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = (reinterpret_cast<uintptr_t>(data) + page - 1) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size) / page * page;
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
 MappedFile::~MappedFile() {

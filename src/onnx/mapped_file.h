@@ -22,4 +22,10 @@ class MappedFile {
   size_t size_;
 };
 
+// Drops the resident pages of [data, data + size), part of a MappedFile, from this process's
+// memory (the whole pages inside the range; nothing is unmapped). The mapping is read-only
+// and private, so a later read faults the same bytes in again from the file: this only frees
+// memory, for a weight whose bytes a kernel has copied into a layout of its own.
+void release_mapped_pages(const void* data, size_t size);
+
 }  // namespace onyx::onnx_format

@@ -6,9 +6,33 @@
 namespace onyx::onnx_format {
 namespace fs = std::filesystem;
 
+namespace {
+
+// The bytes [offset, offset + length) of a file of `size` bytes; length < 0: to the end.
+Status check_range(const std::string& location, uint64_t size, int64_t offset, int64_t* length) {
+  if (offset < 0 || uint64_t(offset) > size)
+    return invalid_model("external data '", location, "': offset ", offset, " is past the end of the file (", size, " bytes)");
+  if (*length < 0) *length = int64_t(size - uint64_t(offset));
+  if (uint64_t(*length) > size - uint64_t(offset))
+    return invalid_model("external data '", location, "': range [", offset, ", ", offset + *length,
+                         ") runs past the end of the file (", size, " bytes)");
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<std::shared_ptr<Buffer>> ExternalDataResolver::read(const std::string& location, int64_t offset,
                                                            int64_t length) {
-  if (base_dir_.empty()) return invalid_model("external data '", location, "' given but the model has no folder");
+  if (auto held = in_memory_.find(location); held != in_memory_.end()) {
+    const std::shared_ptr<Buffer>& file = held->second;
+    if (!file || (file->size() > 0 && !file->data()))
+      return invalid_model("external data file '", location, "' held in memory has no data");
+    ONYX_RETURN_IF_ERROR(check_range(location + "' (in memory)", file->size(), offset, &length));
+    return std::make_shared<Buffer>(static_cast<char*>(file->data()) + offset, size_t(length), file);
+  }
+  if (base_dir_.empty())
+    return invalid_model("external data '", location,
+                         "' given but the model has no folder (loaded from bytes: hold the file in memory instead)");
   if (location.empty()) return invalid_model("external data with an empty location");
   const fs::path rel(location);
   if (rel.is_absolute()) return invalid_model("external data location '", location, "' is absolute");
@@ -28,13 +52,7 @@ Result<std::shared_ptr<Buffer>> ExternalDataResolver::read(const std::string& lo
     it = files_.emplace(full_s, std::move(mapped).value()).first;
   }
   const std::shared_ptr<MappedFile>& file = it->second;
-  const uint64_t size = file->size();
-  if (offset < 0 || uint64_t(offset) > size)
-    return invalid_model("external data '", location, "': offset ", offset, " is past the end of the file (", size, " bytes)");
-  if (length < 0) length = int64_t(size - uint64_t(offset));
-  if (uint64_t(length) > size - uint64_t(offset))
-    return invalid_model("external data '", location, "': range [", offset, ", ", offset + length,
-                         ") runs past the end of the file (", size, " bytes)");
+  ONYX_RETURN_IF_ERROR(check_range(location, file->size(), offset, &length));
   return std::make_shared<Buffer>(const_cast<char*>(file->data()) + offset, size_t(length), file);
 }
 
@@ -95,7 +113,7 @@ Status fill_from_typed_fields(const onnx::TensorProto& p, Tensor& t) {
 
 }  // namespace
 
-Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* external) {
+Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* external, ir::ExternalDataRef* ref) {
   if (!is_valid_data_type(p.data_type()))
     return invalid_model("tensor '", p.name(), "' has unknown data type ", p.data_type());
   const DataType dtype = DataType(p.data_type());
@@ -127,6 +145,7 @@ Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* ext
       }
     }
     ONYX_ASSIGN_OR_RETURN(auto buffer, external->read(location, offset, length));
+    if (ref) *ref = ir::ExternalDataRef{location, offset, length};
     if (buffer->size() != nbytes)
       return invalid_model("tensor '", p.name(), "' ", data_type_name(dtype), shape_to_string(shape), " needs ", nbytes,
                            " bytes but its external data holds ", buffer->size());

@@ -7,25 +7,32 @@
 #include <onnx/onnx_pb.h>
 
 #include "core/tensor.h"
+#include "ir/graph.h"
 #include "onnx/mapped_file.h"
 
 namespace onyx::onnx_format {
 
 // Resolves external-data locations against one model folder, mapping each file once.
+// Files held in memory (by location, as the model names them) come first.
 class ExternalDataResolver {
  public:
-  explicit ExternalDataResolver(std::string base_dir) : base_dir_(std::move(base_dir)) {}
+  explicit ExternalDataResolver(std::string base_dir,
+                                std::map<std::string, std::shared_ptr<Buffer>> files_in_memory = {})
+      : base_dir_(std::move(base_dir)), in_memory_(std::move(files_in_memory)) {}
   // The bytes [offset, offset+length) of `location`, kept alive by the returned buffer.
   // length < 0 means "to the end of the file".
   Result<std::shared_ptr<Buffer>> read(const std::string& location, int64_t offset, int64_t length);
 
  private:
   std::string base_dir_;
+  std::map<std::string, std::shared_ptr<Buffer>> in_memory_;
   std::map<std::string, std::shared_ptr<MappedFile>> files_;
 };
 
-// Converts a TensorProto. `proto` may be consumed (its raw_data moved into the tensor).
-Result<Tensor> tensor_from_proto(onnx::TensorProto& proto, ExternalDataResolver* external);
+// Converts a TensorProto. `proto` may be consumed (its raw_data moved into the tensor). When
+// its data is external and `ref` is given, *ref says where it lies.
+Result<Tensor> tensor_from_proto(onnx::TensorProto& proto, ExternalDataResolver* external,
+                                 ir::ExternalDataRef* ref = nullptr);
 // Converts a SparseTensorProto into a dense tensor.
 Result<Tensor> tensor_from_sparse_proto(onnx::SparseTensorProto& proto, ExternalDataResolver* external);
 // Writes a tensor as a TensorProto (raw_data for numbers, string_data for strings).

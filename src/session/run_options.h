@@ -15,6 +15,7 @@ struct RunOptions {
     terminate.store(other.terminate.load());
     timeout_ms = other.timeout_ms;
     only_execute_path_to_fetches = other.only_execute_path_to_fetches;
+    shrink_arena = other.shrink_arena;
     tag = other.tag;
     config = other.config;
     return *this;
@@ -30,6 +31,9 @@ struct RunOptions {
   // Run only the nodes the requested outputs need (ONNX Runtime's
   // only_execute_path_to_fetches); by default every node runs, as ORT does.
   bool only_execute_path_to_fetches = false;
+  // After this run, give the memory its arena keeps for later runs back to the system
+  // (ORT's run config memory.enable_memory_arena_shrinkage).
+  bool shrink_arena = false;
   std::string tag;                            // names the run in its error messages
   std::map<std::string, std::string> config;  // run config entries, kept for the caller
 };

@@ -5,10 +5,12 @@
 #include "core/logging.h"
 #include "core/parallel.h"
 #include "onnx/loader.h"
+#include "onnx/mapped_file.h"
 #include "onnx/writer.h"
 #include "ops/infer_graph.h"
 #include "ops/op_rule.h"
 #include "optimizer/pass_manager.h"
+#include "providers/external_data_loader.h"
 #include "session/free_dims.h"
 #include "session/graph_plan.h"
 #include "session/profiler.h"
@@ -29,9 +31,23 @@ Session::~Session() {
   }
 }
 
+namespace {
+
+onnx_format::LoadOptions load_options(const SessionOptions& options) {
+  onnx_format::LoadOptions load;
+  load.files_in_memory = options.external_data_files_in_memory;
+  return load;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Session>> Session::from_loaded_model(const ir::Model& model, const SessionOptions& options) {
+  return from_model(std::make_unique<ir::Model>(model), options, std::chrono::steady_clock::now());
+}
+
 Result<std::unique_ptr<Session>> Session::load_file(const std::string& path, const SessionOptions& options) {
   const auto start = std::chrono::steady_clock::now();
-  ONYX_ASSIGN_OR_RETURN(ir::Model model, onnx_format::load_model_file(path));
+  ONYX_ASSIGN_OR_RETURN(ir::Model model, onnx_format::load_model_file(path, load_options(options)));
   auto s = from_model(std::make_unique<ir::Model>(std::move(model)), options, start);
   if (!s.ok()) return s.take_status().with_context("while planning model '" + path + "'");
   return s;
@@ -40,7 +56,7 @@ Result<std::unique_ptr<Session>> Session::load_file(const std::string& path, con
 Result<std::unique_ptr<Session>> Session::load_bytes(const void* data, size_t size, const SessionOptions& options,
                                                      const std::string& base_dir) {
   const auto start = std::chrono::steady_clock::now();
-  ONYX_ASSIGN_OR_RETURN(ir::Model model, onnx_format::load_model_bytes(data, size, base_dir));
+  ONYX_ASSIGN_OR_RETURN(ir::Model model, onnx_format::load_model_bytes(data, size, base_dir, load_options(options)));
   return from_model(std::make_unique<ir::Model>(std::move(model)), options, start);
 }
 
@@ -63,6 +79,7 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
   if (prof) prof->session_event("model_load", load_start, t);
 
   ONYX_RETURN_IF_ERROR(s->apply_initializer_overrides());
+  ONYX_RETURN_IF_ERROR(s->place_external_data());
   ONYX_ASSIGN_OR_RETURN(FreeDimensionResult dims,
                         apply_free_dimension_overrides(s->model_->graph, options.free_dimension_overrides_by_name,
                                                        options.free_dimension_overrides_by_denotation));
@@ -94,6 +111,9 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
                                                    // graph keeps their type, not their data
                                                    [&s](const std::string& name) {
                                                      Tensor& t = s->model_->graph.initializers.at(name);
+                                                     // its pages of the mapped file are not needed either
+                                                     if (s->mapped_initializers_.count(name))
+                                                       onnx_format::release_mapped_pages(t.raw_data(), t.nbytes());
                                                      t = Tensor(t.dtype(), t.shape(), std::make_shared<Buffer>(nullptr, 0, nullptr));
                                                    }));
   mark("planning");
@@ -126,6 +146,30 @@ Status Session::apply_initializer_overrides() {
     if (value.nbytes() > 0 && !value.raw_data())
       return invalid_argument("initializer override '", name, "' has no data");
     it->second = value;  // shares the caller's buffer: no copy
+    model_->graph.external_data.erase(name);
+  }
+  return Status::Ok();
+}
+
+Status Session::place_external_data() {
+  auto& graph = model_->graph;
+  if (graph.external_data.empty()) return Status::Ok();
+  std::shared_ptr<const ExternalDataLoader> loader = options_.external_data_loader;
+  if (!loader) loader = ExternalDataLoaderRegistry::global().get(Device::Type::kCpu);
+  if (!loader) return error(StatusCode::kInternal, "no external-data loader is registered for the CPU");
+  for (const auto& [name, ref] : graph.external_data) {
+    auto it = graph.initializers.find(name);
+    if (it == graph.initializers.end()) continue;
+    auto placed = loader->load(name, it->second, ref);
+    if (!placed.ok())
+      return placed.take_status().with_context("while loader '" + loader->name() + "' placed initializer '" + name + "'");
+    if (placed->dtype() != it->second.dtype() || placed->shape() != it->second.shape())
+      return error(StatusCode::kInternal, "external-data loader '", loader->name(), "' turned initializer '", name,
+                   "' from ", it->second.describe(), " into ", placed->describe());
+    const bool still_mapped = placed->raw_data() == it->second.raw_data() &&
+                              !options_.external_data_files_in_memory.count(ref.location);
+    it->second = std::move(placed).value();
+    if (still_mapped) mapped_initializers_.insert(name);
   }
   return Status::Ok();
 }
@@ -180,7 +224,10 @@ Session::ArenaLease::ArenaLease(const Session& session) : session_(session) {
     arena_ = std::move(session.idle_arenas_.back());
     session.idle_arenas_.pop_back();
   }
-  if (!arena_) arena_ = std::make_unique<Arena>();
+  if (!arena_) {
+    arena_ = std::make_unique<Arena>();
+    arena_->set_cache_limit(session.options_.arena_cache_limit_bytes);
+  }
 }
 
 Session::ArenaLease::~ArenaLease() {
@@ -305,6 +352,7 @@ Result<std::vector<Value>> Session::execute(std::vector<Value> inputs, const std
     profiler_->session_event("run", start, ProfileClock::now(), std::string("\"ok\":") + (r.ok() ? "true" : "false"));
     return r;
   }();
+  if (options.shrink_arena) arena.get()->trim();
   if (!result.ok()) {
     Status st = result.take_status();
     return options.tag.empty() ? st : std::move(st).with_context("in run '" + options.tag + "'");

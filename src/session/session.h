@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +18,7 @@
 
 namespace onyx {
 
+class ExternalDataLoader;
 class GraphPlan;
 class Profiler;
 namespace ops { struct GraphTypes; }
@@ -95,6 +97,23 @@ struct SessionOptions {
   std::string optimized_model_filepath;
   std::string optimized_model_external_data_file;
   size_t optimized_model_external_min_bytes = 1024;
+
+  // External data held in memory (ORT's add_external_initializers_from_files_in_memory): the
+  // bytes of the external-data file the model names `location`, looked up before the model's
+  // folder, so that a model loaded from bytes finds its weights. Used without a copy: the
+  // caller keeps the bytes alive and unchanged while sessions made with these options live.
+  std::map<std::string, std::shared_ptr<Buffer>> external_data_files_in_memory;
+  void add_external_data_file_in_memory(const std::string& location, std::shared_ptr<Buffer> bytes) {
+    external_data_files_in_memory[location] = std::move(bytes);
+  }
+  // Places the main graph's external initializers (providers/external_data_loader.h); null:
+  // the loader registered for the CPU, which keeps the mapping (no copy).
+  std::shared_ptr<const ExternalDataLoader> external_data_loader;
+
+  // The memory a run's arena keeps for later runs, in bytes: 0 (the default) keeps at most
+  // twice the most a run held at once, evicting sizes that recent runs did not use, so
+  // changing shapes cannot grow it without bound. See also RunOptions::shrink_arena.
+  size_t arena_cache_limit_bytes = 0;
 };
 
 class Session {
@@ -102,6 +121,12 @@ class Session {
   static Result<std::unique_ptr<Session>> load_file(const std::string& path, const SessionOptions& options = {});
   static Result<std::unique_ptr<Session>> load_bytes(const void* data, size_t size, const SessionOptions& options = {},
                                                      const std::string& base_dir = "");
+  // A session over a model already loaded (onnx_format::load_model_file): nothing is parsed
+  // again and the weights are shared with `model`, not copied, so sessions that differ only in
+  // options (initializer overrides such as LoRA adapters, free dims) are cheap to make.
+  // `model` is not changed; its external data must stay mapped, which it does while any
+  // session made from it lives.
+  static Result<std::unique_ptr<Session>> from_loaded_model(const ir::Model& model, const SessionOptions& options = {});
   ~Session();
 
   const ir::Model& model() const { return *model_; }
@@ -157,6 +182,7 @@ class Session {
   Result<std::vector<Value>> execute(std::vector<Value> inputs, const std::vector<size_t>& wanted,
                                      const RunOptions& options, const std::vector<Tensor>* targets) const;
   Status apply_initializer_overrides();
+  Status place_external_data();
 
   // Arenas kept between runs (SessionOptions::enable_cpu_mem_arena): a run leases one, or a
   // new one when all are in use, and gives it back; at most kMaxIdleArenas stay cached.
@@ -179,6 +205,9 @@ class Session {
   std::unique_ptr<ops::GraphTypes> types_;
   SessionOptions options_;
   std::unique_ptr<Profiler> profiler_;  // null unless enable_profiling
+  // Initializers that view a mapped external-data file (not caller memory, not a copy made by
+  // a loader): when a kernel packs one, its pages of the mapping are released too.
+  std::set<std::string> mapped_initializers_;
   // Per graph input: dim index -> which free-dimension override fixed it (for messages).
   std::map<std::string, std::map<size_t, std::string>> fixed_dims_;
 };
