@@ -5,8 +5,22 @@
 
 namespace onyx::onednn {
 
+namespace {
+
+// oneDNN keeps a process-wide cache of created primitives (JIT code included), 1,024 by
+// default: with changing input shapes it grows to that size and holds tens of MB. onyx's
+// kernels keep their own bounded per-shape caches, so oneDNN's is kept small unless the user
+// chose a size with ONEDNN_PRIMITIVE_CACHE_CAPACITY.
+constexpr int kPrimitiveCacheCapacity = 64;
+
+}  // namespace
+
 const dnnl::engine& engine() {
-  static const dnnl::engine cpu(dnnl::engine::kind::cpu, 0);
+  static const dnnl::engine cpu = [] {
+    if (!std::getenv("ONEDNN_PRIMITIVE_CACHE_CAPACITY") && !std::getenv("DNNL_PRIMITIVE_CACHE_CAPACITY"))
+      dnnl::set_primitive_cache_capacity(kPrimitiveCacheCapacity);
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return cpu;
 }
 
