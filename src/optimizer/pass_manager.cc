@@ -187,14 +187,18 @@ Result<OptimizeReport> PassManager::run(ir::Model& model, ops::GraphTypes& types
           Status st = r.take_status();
           return error(StatusCode::kInternal, "optimizer pass '", pass->name(), "' failed: ", st.to_string());
         }
-        if (!*r) continue;
+        report.runs.push_back({pass->name(), phase_name(phase), round, start, start, *r});
+        if (!*r) {
+          report.runs.back().end = std::chrono::steady_clock::now();
+          continue;
+        }
         changed = true;
         ++report.changes[pass->name()];
         ONYX_RETURN_IF_ERROR(check(*pass));
         prune_unused(graph);
         types = ops::infer_graph_types(graph, model.opsets);
-        const double ms =
-            std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+        report.runs.back().end = std::chrono::steady_clock::now();
+        const double ms = std::chrono::duration<double, std::milli>(report.runs.back().end - start).count();
         log_message(LogLevel::kVerbose, log_level,
                     std::string("optimizer: ") + phase_name(phase) + " round " + std::to_string(round) + ": " +
                         pass->name() + " changed the graph (" + std::to_string(graph.nodes.size()) + " nodes, " +

@@ -1,6 +1,7 @@
 // PassManager: runs the optimisation phases a level enables, each to a fixpoint, verifying
 // the graph after every pass that changed it.
 #pragma once
+#include <chrono>
 #include <map>
 #include <memory>
 #include <string>
@@ -18,6 +19,16 @@ struct OptimizeReport {
   size_t nodes_before = 0, nodes_after = 0;
   // Pass name -> how many of its runs changed the graph.
   std::map<std::string, int> changes;
+  // Every pass run, in order (for the profile): which pass, phase and round, when, and
+  // whether it changed the graph (its time includes the checks and re-inference that follow).
+  struct PassRun {
+    std::string pass;
+    const char* phase = "";
+    int round = 0;
+    std::chrono::steady_clock::time_point start, end;
+    bool changed = false;
+  };
+  std::vector<PassRun> runs;
   // Why nothing ran, when the graph as loaded did not verify (the planner then reports the
   // problem); empty otherwise.
   std::string skipped;

@@ -96,6 +96,11 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
                           manager.run(*s->model_, *s->types_, options.log_level));
     log_message(LogLevel::kInfo, options.log_level, "graph optimization (level " +
                 std::to_string(options.graph_optimization_level) + "): " + report.summary());
+    if (prof)
+      for (const auto& r : report.runs)
+        prof->session_event("optimizer:" + r.pass, r.start, r.end,
+                            std::string("\"phase\":\"") + r.phase + "\",\"round\":" + std::to_string(r.round) +
+                                ",\"changed\":" + (r.changed ? "true" : "false"));
     mark("graph_optimization");
   }
   if (!options.optimized_model_filepath.empty()) {

@@ -132,6 +132,9 @@ TEST(Profiling, WritesEventsForEveryNode) {
   EXPECT_EQ(c.node.at("s1"), 2);
   EXPECT_EQ(c.session.at("run"), 2);
   for (const char* e : {"model_load", "static_inference", "planning"}) EXPECT_EQ(c.session.count(e), 1u) << e;
+  // Each optimizer pass run has its event (at the default level, constant folding runs first).
+  EXPECT_EQ(c.session.count("graph_optimization"), 1u);
+  EXPECT_GE(c.session.count("optimizer:constant_folding"), 1u);
 
   // One node event in full.
   for (const auto& e : doc.find("traceEvents")->array) {
