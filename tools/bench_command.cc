@@ -1,6 +1,6 @@
 // onyx bench MODEL [--threads N] [--runs N] [--warmup N] [--batch N] [--seq N]
 //                  [--input NAME=FILE]... [--inputs-dir DIR] [FREE-DIMS] [--level L] [--json FILE]
-//                  [--profile FILE]
+//                  [--profile FILE] [--save-optimized FILE [--save-optimized-external NAME]]
 // Measures a model the way ORT's perf_test does: session-create time, the first run, then
 // `warmup` untimed runs and `runs` timed ones; prints min / median / p90 latency and the
 // process's peak RSS, and writes them as JSON (keys create_ms, first_run_ms, min_ms,
@@ -8,6 +8,8 @@
 // (integers 0 or 1, so that ids and masks are valid);
 // --batch and --seq size the first and second symbolic dims of those random inputs.
 // --profile writes a Chrome-trace JSON of every run (`onyx profile-summary` reads it).
+// --save-optimized writes the graph after optimisation as an ONNX model (large initializers
+// in the external file NAME beside it with --save-optimized-external).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -72,6 +74,9 @@ Result<BenchArgs> parse(const std::vector<std::string>& args) {
       ONYX_ASSIGN_OR_RETURN(r.profile, next());
       r.options.enable_profiling = true;
       r.options.profile_file_prefix = r.profile + ".tmp";
+    } else if (is_save_flag(a)) {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      parse_save_flag(a, v, r.options);
     } else if (is_free_dim_flag(a)) {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
       ONYX_RETURN_IF_ERROR(parse_free_dim_flag(a, v, r.options).status());
@@ -161,8 +166,8 @@ int bench_command(const std::vector<std::string>& args) {
     std::fprintf(stderr,
                  "onyx bench: %s\nusage: onyx bench MODEL [--threads N] [--runs N] [--warmup N] [--batch N] [--seq N]\n"
                  "                  [--input NAME=FILE]... [--inputs-dir DIR] %s\n"
-                 "                  [--level 0|1|2|99] [--json FILE] [--profile FILE]\n",
-                 parsed.status().message().c_str(), kFreeDimUsage);
+                 "                  [--level 0|1|2|99] [--json FILE] [--profile FILE] %s\n",
+                 parsed.status().message().c_str(), kFreeDimUsage, kSaveUsage);
     return 2;
   }
   Status s = bench(*parsed);

@@ -23,4 +23,15 @@ Result<bool> parse_free_dim_flag(const std::string& flag, const std::string& val
   return true;
 }
 
+bool is_save_flag(const std::string& flag) {
+  return flag == "--save-optimized" || flag == "--save-optimized-external";
+}
+
+bool parse_save_flag(const std::string& flag, const std::string& value, SessionOptions& options) {
+  if (flag == "--save-optimized") options.optimized_model_filepath = value;
+  else if (flag == "--save-optimized-external") options.optimized_model_external_data_file = value;
+  else return false;
+  return true;
+}
+
 }  // namespace onyx::cli

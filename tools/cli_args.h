@@ -16,4 +16,12 @@ bool is_free_dim_flag(const std::string& flag);
 // The usage text for the two flags.
 inline constexpr const char* kFreeDimUsage = "[--free-dim NAME=VALUE]... [--free-dim-denotation DATA_BATCH=VALUE]...";
 
+// Handles --save-optimized FILE (the graph after optimisation written as an ONNX model) and
+// --save-optimized-external NAME (its initializers of 1 KiB or more in the external data file
+// NAME, beside FILE). Returns true when `flag` is one of them (`value` then consumed).
+bool parse_save_flag(const std::string& flag, const std::string& value, SessionOptions& options);
+// True when `flag` takes a value and parse_save_flag handles it.
+bool is_save_flag(const std::string& flag);
+inline constexpr const char* kSaveUsage = "[--save-optimized FILE [--save-optimized-external NAME]]";
+
 }  // namespace onyx::cli

@@ -3,7 +3,10 @@
 // Runs a model once and prints its outputs and the time taken. FILE is .npy or an ONNX
 // TensorProto/SequenceProto/OptionalProto .pb; DIR holds <name>.npy per input, or
 // input_K.pb in graph-input order; --outputs-dir writes output_K.pb/.npy and <name>.npy.
+//               [--save-optimized FILE [--save-optimized-external NAME]]
 // --profile writes a Chrome-trace JSON of the session (load, planning, the run, each kernel).
+// --save-optimized writes the graph after optimisation as an ONNX model (large initializers
+// in the external file NAME beside it with --save-optimized-external).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -41,6 +44,9 @@ Result<RunArgs> parse(const std::vector<std::string>& args) {
       ONYX_ASSIGN_OR_RETURN(r.outputs_dir, next());
     } else if (a == "--profile") {
       ONYX_ASSIGN_OR_RETURN(r.profile, next());
+    } else if (is_save_flag(a)) {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      parse_save_flag(a, v, r.options);
     } else if (is_free_dim_flag(a)) {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
       ONYX_RETURN_IF_ERROR(parse_free_dim_flag(a, v, r.options).status());
@@ -105,8 +111,8 @@ int run_command(const std::vector<std::string>& args) {
   auto parsed = parse(args);
   if (!parsed.ok()) {
     std::fprintf(stderr, "onyx run: %s\nusage: onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] "
-                 "[--outputs-dir DIR] [--random-inputs]\n                %s [--profile FILE]\n",
-                 parsed.status().message().c_str(), kFreeDimUsage);
+                 "[--outputs-dir DIR] [--random-inputs]\n                %s [--profile FILE]\n                %s\n",
+                 parsed.status().message().c_str(), kFreeDimUsage, kSaveUsage);
     return 2;
   }
   Status s = run(*parsed);

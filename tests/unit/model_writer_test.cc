@@ -170,5 +170,25 @@ TEST(OptimizedModel, ExternalDataNameMustStayInTheFolder) {
   fs::remove_all(out);
 }
 
+#ifdef ONYX_CLI
+TEST(OptimizedModel, CommandLineSavesIt) {
+  const fs::path out = scratch_dir("cli");
+  {
+    std::ofstream model(out / "conv.onnx", std::ios::binary);
+    model << conv_relu_model();
+  }
+  const std::string cmd = std::string(ONYX_CLI) + " run " + (out / "conv.onnx").string() +
+                          " --random-inputs --save-optimized " + (out / "opt.onnx").string() +
+                          " --save-optimized-external opt.weights > /dev/null";
+  ASSERT_EQ(std::system(cmd.c_str()), 0) << cmd;
+  ASSERT_TRUE(fs::exists(out / "opt.weights"));
+  auto reloaded = Session::load_file((out / "opt.onnx").string());
+  ASSERT_TRUE(reloaded.ok()) << reloaded.status().to_string();
+  auto y = (*reloaded)->run({{"x", Value(ramp({1, 3, 8, 8}))}});
+  ASSERT_TRUE(y.ok()) << y.status().to_string();
+  fs::remove_all(out);
+}
+#endif
+
 }  // namespace
 }  // namespace onyx
