@@ -37,8 +37,14 @@ Result<Tensor> Tensor::create(DataType dtype, const Shape& shape, Allocator* all
   if (item == 0) return invalid_argument("cannot create a tensor of type ", data_type_name(dtype));
   if (n > 0 && uint64_t(n) > (uint64_t(1) << 46) / item)
     return invalid_argument("tensor ", data_type_name(dtype), shape_to_string(shape), " is too large");
-  if (!allocator) return Tensor(dtype, shape, Buffer::allocate(size_t(n) * item, dtype, zero_fill));
-  return Tensor(dtype, shape, allocator->allocate(size_t(n) * item, dtype, zero_fill));
+  const size_t bytes = size_t(n) * item;
+  try {
+    if (!allocator) return Tensor(dtype, shape, Buffer::allocate(bytes, dtype, zero_fill));
+    return Tensor(dtype, shape, allocator->allocate(bytes, dtype, zero_fill));
+  } catch (const std::bad_alloc&) {  // a request the system refuses is an error, never an abort
+    return runtime_error("out of memory: cannot allocate ", bytes, " bytes for a tensor ", data_type_name(dtype),
+                         shape_to_string(shape));
+  }
 }
 
 Result<Tensor> Tensor::borrow(DataType dtype, const Shape& shape, void* data, size_t size) {

@@ -205,6 +205,15 @@ TEST(HostileModel, AbsurdShapeAtRunIsAnErrorNotAnAllocation) {
   EXPECT_FALSE(r.ok());
   shape.data<int64_t>()[0] = -1;
   EXPECT_FALSE((*s)->run({{"shape", Value(shape)}}).ok());
+  // 4 TB: under the size check, refused by the system: an error, not an abort.
+  shape.data<int64_t>()[0] = int64_t(1) << 20;
+  shape.data<int64_t>()[1] = int64_t(1) << 20;
+  auto huge = (*s)->run({{"shape", Value(shape)}});
+  ASSERT_FALSE(huge.ok());
+  EXPECT_NE(huge.status().to_string().find("out of memory"), std::string::npos) << huge.status().to_string();
+  shape.data<int64_t>()[0] = 2;
+  shape.data<int64_t>()[1] = 3;
+  EXPECT_TRUE((*s)->run({{"shape", Value(shape)}}).ok());  // the session is still usable
 }
 
 }  // namespace
