@@ -160,6 +160,7 @@ PyOrtValue from_dlpack(py::object data, bool is_bool_tensor) {
     if (d != 0 && numel > (int64_t(1) << 48) / d) raise(OrtError::kInvalidArgument, "DLPack tensor is too large");
     numel *= d;
   }
+  if (numel > 0 && !dl.data) raise(OrtError::kInvalidArgument, "the DLPack tensor has elements but no data pointer");
   if (PyCapsule_SetName(capsule.ptr(), dlpack::kUsedCapsuleName) != 0) throw py::error_already_set();
   std::shared_ptr<void> keeper(m, delete_imported);
   void* base = static_cast<char*>(dl.data) + dl.byte_offset;

@@ -6,6 +6,7 @@
 #include <cstring>
 #include <fstream>
 #include <string>
+#include <thread>
 
 #include "model_builder.h"
 #include "session/session.h"
@@ -185,6 +186,38 @@ TEST(IoBinding, OutputShapesAreKnownBeforeTheRun) {
   auto mt = (*m)->output_types_for({{"a", {3, 8}}});
   ASSERT_TRUE(mt.ok()) << mt.status().to_string();
   EXPECT_EQ((*mt)[0].to_string(), "float32[3,16]");
+}
+
+TEST(IoBinding, BindingsOnSeveralThreadsShareOneSession) {
+  auto s = add_relu_session();
+  ASSERT_TRUE(s);
+  constexpr int kThreads = 4, kRuns = 300;
+  std::vector<int> wrong(kThreads, 0);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      IoBinding b(*s);
+      const int64_t rows = 1 + t;  // each thread its own shape
+      Tensor x = filled({rows, 4}, float(t)), y = filled({rows, 4}, 1);
+      std::vector<float> z(size_t(rows) * 4);
+      if (!b.bind_input("x", Value(x)).ok() || !b.bind_input("y", Value(y)).ok() ||
+          !b.bind_output("z", borrowed(DataType::kFloat, {rows, 4}, z.data(), z.size() * 4)).ok()) {
+        wrong[t] = -1;
+        return;
+      }
+      for (int r = 0; r < kRuns; ++r) {
+        std::fill(z.begin(), z.end(), -1.f);
+        if (!s->run(b).ok()) ++wrong[t];
+        for (int64_t i = 0; i < rows * 4; ++i)
+          if (z[size_t(i)] != std::max(0.f, x.data<float>()[i] + y.data<float>()[i])) {
+            ++wrong[t];
+            break;
+          }
+      }
+    });
+  }
+  for (auto& th : threads) th.join();
+  for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
 }
 
 int64_t rss_kb() {

@@ -78,6 +78,28 @@ TEST(RunOptions, TerminateFromAnotherThreadStopsARunAndTheSessionStaysUsable) {
   EXPECT_FLOAT_EQ((*ok)[0].tensor().data<float>()[0], 5.f);
 }
 
+TEST(RunOptions, TerminatingOneRunLeavesConcurrentRunsAlone) {
+  auto s = counting_loop_session();
+  ASSERT_TRUE(s);
+  RunOptions stopped, others;
+  Status stopped_status;
+  std::vector<float> others_result(3, -1.f);
+  std::thread long_run([&] { stopped_status = s->run(loop_feeds(int64_t(1) << 50), {}, stopped).status(); });
+  std::vector<std::thread> short_runs;
+  for (int t = 0; t < 3; ++t)
+    short_runs.emplace_back([&, t] {
+      for (int r = 0; r < 50; ++r) {
+        auto out = s->run(loop_feeds(100 + t), {}, others);
+        others_result[size_t(t)] = out.ok() ? (*out)[0].tensor().data<float>()[0] : -2.f;
+      }
+    });
+  for (auto& th : short_runs) th.join();
+  stopped.terminate.store(true);
+  long_run.join();
+  EXPECT_EQ(stopped_status.code(), StatusCode::kCancelled) << stopped_status.to_string();
+  for (int t = 0; t < 3; ++t) EXPECT_EQ(others_result[size_t(t)], float(100 + t));
+}
+
 TEST(RunOptions, TimeLimitStopsARun) {
   auto s = counting_loop_session();
   ASSERT_TRUE(s);
