@@ -31,6 +31,7 @@ struct Arena::State {
   std::mutex mu;
   bool closed = false;
   size_t cache_limit = 0;  // 0: twice the peak in use
+  size_t max_bytes = 0;    // 0: no cap on in use + cached
   std::map<size_t, std::vector<void*>> free_blocks;  // by size class
   Stats stats;
 
@@ -84,6 +85,10 @@ std::shared_ptr<Buffer> Arena::allocate(size_t bytes, DataType dtype, bool zero_
       ++state_->stats.reused_blocks;
       state_->stats.bytes_cached -= cls;
     }
+    if (!p && state_->max_bytes) {
+      if (state_->stats.bytes_in_use + state_->stats.bytes_cached + cls > state_->max_bytes) state_->free_all();
+      if (state_->stats.bytes_in_use + cls > state_->max_bytes) return nullptr;
+    }
     state_->stats.bytes_in_use += cls;
     state_->stats.peak_bytes_in_use = std::max(state_->stats.peak_bytes_in_use, state_->stats.bytes_in_use);
     if (!p) state_->stats.bytes_from_system += cls;
@@ -111,6 +116,16 @@ void Arena::trim() {
 void Arena::set_cache_limit(size_t bytes) {
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->cache_limit = bytes;
+}
+
+void Arena::set_max_bytes(size_t bytes) {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->max_bytes = bytes;
+}
+
+size_t Arena::limit() const {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  return state_->max_bytes;
 }
 
 Arena::Stats Arena::stats() const {

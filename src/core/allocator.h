@@ -31,8 +31,11 @@ class Allocator {
  public:
   virtual ~Allocator() = default;
   // A block of `bytes` for elements of `dtype`: zero-filled unless `zero_fill` is false (then
-  // its contents are unspecified); strings are always constructed.
+  // its contents are unspecified); strings are always constructed. Null when a limit of the
+  // allocator refuses the request; std::bad_alloc when the system does.
   virtual std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype, bool zero_fill = true) = 0;
+  // The limit that made allocate() return null, for messages (0: none).
+  virtual size_t limit() const { return 0; }
   virtual Device device() const { return Device{}; }
 };
 
@@ -56,6 +59,10 @@ class Arena final : public Allocator {
   // cap goes back to the system. 0 (the default): twice the most bytes ever in use at once,
   // so that a run with new shapes cannot grow the cache past what runs really need.
   void set_cache_limit(size_t bytes);
+  // Caps the bytes the arena holds, in use and cached together (0, the default: no cap): a
+  // request that cannot fit even after the cache is emptied gets null from allocate().
+  void set_max_bytes(size_t bytes);
+  size_t limit() const override;
 
   struct Stats {
     size_t bytes_in_use = 0;       // held by live tensors now

@@ -40,7 +40,11 @@ Result<Tensor> Tensor::create(DataType dtype, const Shape& shape, Allocator* all
   const size_t bytes = size_t(n) * item;
   try {
     if (!allocator) return Tensor(dtype, shape, Buffer::allocate(bytes, dtype, zero_fill));
-    return Tensor(dtype, shape, allocator->allocate(bytes, dtype, zero_fill));
+    std::shared_ptr<Buffer> buffer = allocator->allocate(bytes, dtype, zero_fill);
+    if (!buffer)
+      return runtime_error("memory limit of ", allocator->limit(), " bytes reached: cannot allocate ", bytes,
+                           " bytes for a tensor ", data_type_name(dtype), shape_to_string(shape));
+    return Tensor(dtype, shape, std::move(buffer));
   } catch (const std::bad_alloc&) {  // a request the system refuses is an error, never an abort
     return runtime_error("out of memory: cannot allocate ", bytes, " bytes for a tensor ", data_type_name(dtype),
                          shape_to_string(shape));

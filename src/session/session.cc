@@ -232,6 +232,7 @@ Session::ArenaLease::ArenaLease(const Session& session) : session_(session) {
   if (!arena_) {
     arena_ = std::make_unique<Arena>();
     arena_->set_cache_limit(session.options_.arena_cache_limit_bytes);
+    arena_->set_max_bytes(session.options_.memory_limit_bytes);
   }
 }
 

@@ -114,6 +114,10 @@ struct SessionOptions {
   // twice the most a run held at once, evicting sizes that recent runs did not use, so
   // changing shapes cannot grow it without bound. See also RunOptions::shrink_arena.
   size_t arena_cache_limit_bytes = 0;
+  // A cap on the memory one run's arena holds (intermediates and outputs, in use and cached
+  // together), in bytes; 0: none. A run that needs more fails with a RUNTIME_ERROR naming the
+  // limit, and the session stays usable. Weights and caller-bound buffers are not counted.
+  size_t memory_limit_bytes = 0;
 };
 
 class Session {

@@ -61,5 +61,18 @@ TEST(Arena, TrimEmptiesTheCacheAndLiveBlocksStayValid) {
   EXPECT_EQ(arena.stats().bytes_cached, 4096u);  // returns to the cache after the trim
 }
 
+TEST(Arena, MaxBytesRefusesWhatCannotFit) {
+  Arena arena;
+  arena.set_max_bytes(64 * 1024);
+  auto a = arena.allocate(40 * 1024, DataType::kFloat, false);  // 64 KB class
+  ASSERT_TRUE(a);
+  EXPECT_FALSE(arena.allocate(1024, DataType::kFloat, false));  // nothing fits beside it
+  EXPECT_EQ(arena.limit(), 64u * 1024);
+  a.reset();  // cached now; a request of another size empties the cache to fit
+  auto b = arena.allocate(20 * 1024, DataType::kFloat, false);
+  EXPECT_TRUE(b);
+  EXPECT_EQ(arena.stats().bytes_cached, 0u);
+}
+
 }  // namespace
 }  // namespace onyx

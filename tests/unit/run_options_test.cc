@@ -118,6 +118,25 @@ TEST(RunOptions, TimeLimitStopsARun) {
   ASSERT_TRUE(ok.ok()) << ok.status().to_string();
 }
 
+TEST(RunOptions, MemoryLimitFailsARunAndKeepsTheSessionUsable) {
+  ModelBuilder mb;
+  mb.input("x", {-1}).output("y", {-1});
+  mb.node("Relu", {"x"}, {"r"});
+  mb.node("Neg", {"r"}, {"y"});
+  const std::string bytes = mb.bytes();
+  SessionOptions so;
+  so.memory_limit_bytes = 1 << 20;
+  so.graph_optimization_level = 0;
+  auto s = Session::load_bytes(bytes.data(), bytes.size(), so);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  auto big = (*s)->run({{"x", Value(Tensor(DataType::kFloat, {1 << 19}))}});  // 2 MB intermediates
+  ASSERT_FALSE(big.ok());
+  EXPECT_EQ(big.status().code(), StatusCode::kRuntimeError);
+  EXPECT_NE(big.status().to_string().find("memory limit of 1048576 bytes"), std::string::npos) << big.status().to_string();
+  auto small = (*s)->run({{"x", Value(Tensor(DataType::kFloat, {1000}))}});
+  EXPECT_TRUE(small.ok()) << small.status().to_string();
+}
+
 // a = Relu(x); b = Reshape(x, [7]) fails for x of 4 elements.
 TEST(RunOptions, OnlyExecutePathToFetchesSkipsNodesOtherOutputsNeed) {
   ModelBuilder mb;
