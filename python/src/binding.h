@@ -142,6 +142,9 @@ class PySession {
 
  private:
   std::string names(bool outputs) const;
+  // Checks that every required input is fed, runs with the GIL released, raises on failure.
+  std::vector<Value> run_checked(const std::vector<std::pair<std::string, Value>>& feeds, py::object output_names,
+                                 py::object run_options) const;
   PySessionOptions options_;
   std::unique_ptr<Session> session_;
   std::unordered_map<std::string, size_t> input_index_, output_index_;

@@ -81,15 +81,9 @@ void check_required(const Session& session, const std::vector<std::pair<std::str
 
 }  // namespace
 
-py::list PySession::run(py::object output_names_obj, py::dict input_feed, py::object run_options) const {
+std::vector<Value> PySession::run_checked(const std::vector<std::pair<std::string, Value>>& feeds,
+                                          py::object output_names_obj, py::object run_options) const {
   const RunOptions& ro = run_options_of(run_options);
-  std::vector<std::pair<std::string, Value>> feeds;
-  feeds.reserve(input_feed.size());
-  for (auto [key, value] : input_feed) {
-    std::string name = key.cast<std::string>();
-    const ir::ValueInfo& vi = input(name);
-    feeds.emplace_back(std::move(name), value_from_python(value, vi));
-  }
   check_required(*session_, feeds);
   const std::vector<std::string> wanted = output_names(output_names_obj);
   Result<std::vector<Value>> result = [&] {
@@ -97,7 +91,18 @@ py::list PySession::run(py::object output_names_obj, py::dict input_feed, py::ob
     return session_->run(feeds, wanted, ro);
   }();
   if (!result.ok()) raise_status(result.status(), Phase::kRun);
-  const std::vector<Value>& values = result.value();
+  return std::move(result).value();
+}
+
+py::list PySession::run(py::object output_names_obj, py::dict input_feed, py::object run_options) const {
+  std::vector<std::pair<std::string, Value>> feeds;
+  feeds.reserve(input_feed.size());
+  for (auto [key, value] : input_feed) {
+    std::string name = key.cast<std::string>();
+    const ir::ValueInfo& vi = input(name);
+    feeds.emplace_back(std::move(name), value_from_python(value, vi));
+  }
+  const std::vector<Value> values = run_checked(feeds, output_names_obj, run_options);
   py::list out(values.size());
   // `feeds` is still alive here, so an output that passes an input through shares its
   // buffer with the feed and is copied, never handed back as a view of the caller's array.
@@ -107,7 +112,6 @@ py::list PySession::run(py::object output_names_obj, py::dict input_feed, py::ob
 
 py::list PySession::run_with_ort_values(py::object output_names_obj, py::dict input_feed,
                                         py::object run_options) const {
-  const RunOptions& ro = run_options_of(run_options);
   std::vector<std::pair<std::string, Value>> feeds;
   feeds.reserve(input_feed.size());
   for (auto [key, value] : input_feed) {
@@ -118,15 +122,8 @@ py::list PySession::run_with_ort_values(py::object output_names_obj, py::dict in
                            py::str(py::type::of(value).attr("__name__")).cast<std::string>());
     feeds.emplace_back(std::move(name), value.cast<const PyOrtValue&>().value);
   }
-  check_required(*session_, feeds);
-  const std::vector<std::string> wanted = output_names(output_names_obj);
-  Result<std::vector<Value>> result = [&] {
-    py::gil_scoped_release release;
-    return session_->run(feeds, wanted, ro);
-  }();
-  if (!result.ok()) raise_status(result.status(), Phase::kRun);
   py::list out;
-  for (Value& v : result.value()) out.append(py::cast(PyOrtValue{std::move(v)}));
+  for (Value& v : run_checked(feeds, output_names_obj, run_options)) out.append(py::cast(PyOrtValue{std::move(v)}));
   return out;
 }
 

@@ -78,16 +78,18 @@ Status IoBinding::bind_output(const std::string& name, Tensor buffer) {
     return invalid_argument("output '", name, "' is ", declared.to_string(),
                             ", not a tensor: bind it to a device instead of a buffer");
   }
-  BoundOutput out{name, index, std::move(buffer), Device{}};
+  store(BoundOutput{name, index, std::move(buffer), Device{}});
+  return Status::Ok();
+}
+
+void IoBinding::store(BoundOutput out) {
+  values_.clear();
   for (auto& b : outputs_)
-    if (b.name == name) {
+    if (b.name == out.name) {
       b = std::move(out);
-      values_.clear();
-      return Status::Ok();
+      return;
     }
   outputs_.push_back(std::move(out));
-  values_.clear();
-  return Status::Ok();
 }
 
 Status IoBinding::bind_output(const std::string& name, Device device) {
@@ -95,15 +97,7 @@ Status IoBinding::bind_output(const std::string& name, Device device) {
   if (device.type != Device::Type::kCpu)
     return invalid_argument("output '", name, "' cannot be bound to ", device.to_string(),
                             ": this session runs on the CPU only");
-  BoundOutput out{name, index, Tensor(), device};
-  for (auto& b : outputs_)
-    if (b.name == name) {
-      b = std::move(out);
-      values_.clear();
-      return Status::Ok();
-    }
-  outputs_.push_back(std::move(out));
-  values_.clear();
+  store(BoundOutput{name, index, Tensor(), device});
   return Status::Ok();
 }
 

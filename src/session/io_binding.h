@@ -65,6 +65,8 @@ class IoBinding {
 
  private:
   friend class Session;
+  // Adds `out`, or replaces the binding of the same name; the last run's outputs are dropped.
+  void store(BoundOutput out);
   const Session& session_;
   std::vector<std::pair<std::string, Value>> inputs_;
   std::vector<BoundOutput> outputs_;

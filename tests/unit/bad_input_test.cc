@@ -109,19 +109,7 @@ class ExternalDataTest : public ::testing::Test {
     ModelBuilder b;
     b.input("x", {4}).output("y", {4});
     b.node("Relu", {"x"}, {"y"});
-    auto* t = b.graph->add_initializer();
-    t->set_name("w");
-    t->set_data_type(onnx::TensorProto::FLOAT);
-    t->add_dims(4);
-    t->set_data_location(onnx::TensorProto::EXTERNAL);
-    auto add = [&](const char* k, const std::string& v) {
-      auto* e = t->add_external_data();
-      e->set_key(k);
-      e->set_value(v);
-    };
-    add("location", location);
-    add("offset", std::to_string(offset));
-    add("length", std::to_string(length));
+    b.external_initializer("w", {4}, location, offset, length);
     return load_error(b.bytes(), (dir_ / "model").string());
   }
   fs::path dir_;

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "model_builder.h"
+#include "process_stats.h"
 #include "onnx/loader.h"
 #include "providers/external_data_loader.h"
 #include "session/session.h"
@@ -27,31 +28,6 @@ fs::path scratch_dir(const std::string& name) {
   return dir;
 }
 
-onnx::TensorProto* external_initializer(ModelBuilder& b, const std::string& name, std::vector<int64_t> dims,
-                                        const std::string& location, int64_t offset, int64_t length) {
-  auto* t = b.graph->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::FLOAT);
-  for (int64_t d : dims) t->add_dims(d);
-  t->set_data_location(onnx::TensorProto::EXTERNAL);
-  auto add = [&](const char* k, const std::string& v) {
-    auto* e = t->add_external_data();
-    e->set_key(k);
-    e->set_value(v);
-  };
-  add("location", location);
-  add("offset", std::to_string(offset));
-  add("length", std::to_string(length));
-  return t;
-}
-
-int64_t rss_kb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
-  return -1;
-}
 
 // big: float[575,000,000] (2.3 GB) at offset 0; tail: float[4] at offset 2,300,000,000 (past
 // 2^31). y = Gather(big, idx); t = tail + 0.
@@ -69,8 +45,8 @@ TEST(ExternalData, ModelOverTwoGigabytesIsMappedNotCopied) {
   }
   ModelBuilder b;
   b.input("idx", {1}, onnx::TensorProto::INT64).output("y", {1}).output("t", {4});
-  external_initializer(b, "big", {kBig}, "weights.bin", 0, kBig * 4);
-  external_initializer(b, "tail", {4}, "weights.bin", kTailOffset, 16);
+  b.external_initializer("big", {kBig}, "weights.bin", 0, kBig * 4);
+  b.external_initializer("tail", {4}, "weights.bin", kTailOffset, 16);
   b.initializer("zero", {1}, {0.f});
   b.node("Gather", {"big", "idx"}, {"y"});
   b.node("Add", {"tail", "zero"}, {"t"});
@@ -78,7 +54,7 @@ TEST(ExternalData, ModelOverTwoGigabytesIsMappedNotCopied) {
     std::ofstream out(dir / "model.onnx", std::ios::binary);
     out << b.bytes();
   }
-  const int64_t before = rss_kb();
+  const int64_t before = testing::rss_kb();
   auto s = Session::load_file((dir / "model.onnx").string());
   ASSERT_TRUE(s.ok()) << s.status().to_string();
   Tensor idx(DataType::kInt64, {1});
@@ -87,7 +63,7 @@ TEST(ExternalData, ModelOverTwoGigabytesIsMappedNotCopied) {
   ASSERT_TRUE(out.ok()) << out.status().to_string();
   EXPECT_EQ((*out)[0].tensor().data<float>()[0], 7.5f);
   EXPECT_EQ((*out)[1].tensor().data<float>()[3], 42.f);
-  const int64_t grown_mb = (rss_kb() - before) / 1024;
+  const int64_t grown_mb = (testing::rss_kb() - before) / 1024;
   EXPECT_LT(grown_mb, 200) << "loading a 2.3 GB external file must map it, not read it";
   s = Status(StatusCode::kInternal, "released");
   fs::remove_all(dir);
@@ -97,7 +73,7 @@ TEST(ExternalData, ModelOverTwoGigabytesIsMappedNotCopied) {
 std::string add_external_model() {
   ModelBuilder b;
   b.input("x", {4}).output("y", {4});
-  external_initializer(b, "w", {4}, "w.bin", 8, 16);
+  b.external_initializer("w", {4}, "w.bin", 8, 16);
   b.node("Add", {"x", "w"}, {"y"});
   return b.bytes();
 }

@@ -4,11 +4,11 @@
 #include <gtest/gtest.h>
 
 #include <cstring>
-#include <fstream>
 #include <string>
 #include <thread>
 
 #include "model_builder.h"
+#include "process_stats.h"
 #include "session/session.h"
 
 namespace onyx {
@@ -220,13 +220,6 @@ TEST(IoBinding, BindingsOnSeveralThreadsShareOneSession) {
   for (int t = 0; t < kThreads; ++t) EXPECT_EQ(wrong[t], 0) << "thread " << t;
 }
 
-int64_t rss_kb() {
-  std::ifstream status("/proc/self/status");
-  std::string line;
-  while (std::getline(status, line))
-    if (line.rfind("VmRSS:", 0) == 0) return std::stoll(line.substr(6));
-  return -1;
-}
 
 TEST(IoBinding, ThousandRunsWithOneBindingKeepMemoryFlat) {
   auto s = add_relu_session();
@@ -239,9 +232,9 @@ TEST(IoBinding, ThousandRunsWithOneBindingKeepMemoryFlat) {
   ASSERT_TRUE(b.bind_output("z", borrowed(DataType::kFloat, {16384, 4}, z.data(), z.size() * 4)).ok());
   ASSERT_TRUE(b.bind_output("w").ok());
   for (int r = 0; r < 100; ++r) ASSERT_TRUE(s->run(b).ok());
-  const int64_t warm = rss_kb();
+  const int64_t warm = testing::rss_kb();
   for (int r = 0; r < 1000; ++r) ASSERT_TRUE(s->run(b).ok());
-  const int64_t after = rss_kb();
+  const int64_t after = testing::rss_kb();
   ASSERT_GT(warm, 0);
   // A leak of one 256 KB intermediate per run would add 250 MB here.
   EXPECT_LT(after - warm, 2048) << "RSS grew from " << warm << " kB to " << after << " kB";

@@ -5,6 +5,7 @@
 
 #include <initializer_list>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace onyx::testing {
@@ -56,6 +57,24 @@ struct ModelBuilder {
     t->set_data_type(onnx::TensorProto::FLOAT);
     for (int64_t d : dims) t->add_dims(d);
     for (float v : values) t->add_float_data(v);
+    return t;
+  }
+  // A float initializer whose data lies in an external file: `length` bytes at `offset` of
+  // `location` (written as given, so tests can also pass bad values).
+  onnx::TensorProto* external_initializer(const std::string& name, std::vector<int64_t> dims,
+                                          const std::string& location, int64_t offset, int64_t length) {
+    auto* t = graph->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : dims) t->add_dims(d);
+    t->set_data_location(onnx::TensorProto::EXTERNAL);
+    for (const auto& [key, value] : {std::pair<const char*, std::string>{"location", location},
+                                     {"offset", std::to_string(offset)},
+                                     {"length", std::to_string(length)}}) {
+      auto* e = t->add_external_data();
+      e->set_key(key);
+      e->set_value(value);
+    }
     return t;
   }
   std::string bytes() const { return model.SerializeAsString(); }
