@@ -117,7 +117,8 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
                                                    [&s](const std::string& name) {
                                                      Tensor& t = s->model_->graph.initializers.at(name);
                                                      // its pages of the mapped file are not needed either
-                                                     if (s->mapped_initializers_.count(name))
+                                                     auto mapped = s->mapped_initializers_.find(name);
+                                                     if (mapped != s->mapped_initializers_.end() && mapped->second == t.raw_data())
                                                        onnx_format::release_mapped_pages(t.raw_data(), t.nbytes());
                                                      t = Tensor(t.dtype(), t.shape(), std::make_shared<Buffer>(nullptr, 0, nullptr));
                                                    }));
@@ -174,7 +175,7 @@ Status Session::place_external_data() {
     const bool still_mapped = placed->raw_data() == it->second.raw_data() &&
                               !options_.external_data_files_in_memory.count(ref.location);
     it->second = std::move(placed).value();
-    if (still_mapped) mapped_initializers_.insert(name);
+    if (still_mapped) mapped_initializers_[name] = it->second.raw_data();
   }
   return Status::Ok();
 }

@@ -5,7 +5,6 @@
 #include <map>
 #include <memory>
 #include <mutex>
-#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -210,8 +209,9 @@ class Session {
   SessionOptions options_;
   std::unique_ptr<Profiler> profiler_;  // null unless enable_profiling
   // Initializers that view a mapped external-data file (not caller memory, not a copy made by
-  // a loader): when a kernel packs one, its pages of the mapping are released too.
-  std::set<std::string> mapped_initializers_;
+  // a loader), with the address they view: when a kernel packs one that still views it, its
+  // pages of the mapping are released too.
+  std::map<std::string, const void*> mapped_initializers_;
   // Per graph input: dim index -> which free-dimension override fixed it (for messages).
   std::map<std::string, std::map<size_t, std::string>> fixed_dims_;
 };
