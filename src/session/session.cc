@@ -191,6 +191,28 @@ bool Session::input_has_default(const std::string& name) const {
   return model_->graph.initializers.count(name) > 0;
 }
 
+Status Session::check_input_shape(const ir::ValueInfo& info, const Shape& shape) const {
+  const ir::TypeInfo& t = info.type;
+  if (!t.shape.has_rank) return Status::Ok();
+  if (shape.size() != t.shape.dims.size())
+    return invalid_argument("input '", info.name, "' expects rank ", t.shape.dims.size(), " ", t.shape.to_string(),
+                            ", got shape ", shape_to_string(shape));
+  for (size_t d = 0; d < t.shape.dims.size(); ++d) {
+    const auto& dim = t.shape.dims[d];
+    if (dim.value && *dim.value != shape[d]) {
+      std::string why = "declared " + t.shape.to_string();
+      auto in = fixed_dims_.find(info.name);
+      if (in != fixed_dims_.end()) {
+        auto fixed = in->second.find(d);
+        if (fixed != in->second.end()) why = "fixed by the free-dimension override for " + fixed->second + "; " + why;
+      }
+      return invalid_argument("input '", info.name, "' dim ", d, " must be ", *dim.value, " (", why, "), got shape ",
+                              shape_to_string(shape));
+    }
+  }
+  return Status::Ok();
+}
+
 Status Session::check_feed(const ir::ValueInfo& info, const Value& value) const {
   using K = ir::TypeInfo::Kind;
   const ir::TypeInfo& t = info.type;
@@ -200,27 +222,10 @@ Status Session::check_feed(const ir::ValueInfo& info, const Value& value) const 
     if (t.elem_type != DataType::kUndefined && x.dtype() != t.elem_type)
       return invalid_argument("input '", info.name, "' expects element type ", data_type_name(t.elem_type), ", got ",
                               data_type_name(x.dtype()));
-    if (t.shape.has_rank) {
-      if (x.rank() != int64_t(t.shape.dims.size()))
-        return invalid_argument("input '", info.name, "' expects rank ", t.shape.dims.size(), " ", t.shape.to_string(),
-                                ", got shape ", shape_to_string(x.shape()));
-      for (size_t d = 0; d < t.shape.dims.size(); ++d) {
-        const auto& dim = t.shape.dims[d];
-        if (dim.value && *dim.value != x.shape()[d]) {
-          std::string why = "declared " + t.shape.to_string();
-          auto in = fixed_dims_.find(info.name);
-          if (in != fixed_dims_.end()) {
-            auto fixed = in->second.find(d);
-            if (fixed != in->second.end()) why = "fixed by the free-dimension override for " + fixed->second + "; " + why;
-          }
-          return invalid_argument("input '", info.name, "' dim ", d, " must be ", *dim.value, " (", why, "), got shape ",
-                                  shape_to_string(x.shape()));
-        }
-      }
-    }
-  } else if (t.kind == K::kSequence) {
-    if (!value.is_sequence()) return invalid_argument("input '", info.name, "' expects a sequence, got ", value.describe());
+    return check_input_shape(info, x.shape());
   }
+  if (t.kind == K::kSequence && !value.is_sequence())
+    return invalid_argument("input '", info.name, "' expects a sequence, got ", value.describe());
   return Status::Ok();
 }
 
@@ -243,17 +248,19 @@ Session::ArenaLease::~ArenaLease() {
   if (session_.idle_arenas_.size() < kMaxIdleArenas) session_.idle_arenas_.push_back(std::move(arena_));
 }
 
-Result<size_t> Session::check_input(const std::string& name, const Value& value) const {
+Result<size_t> Session::input_index(const std::string& name) const {
   const auto& graph_inputs = model_->graph.inputs;
-  size_t i = 0;
-  while (i < graph_inputs.size() && graph_inputs[i].name != name) ++i;
-  if (i == graph_inputs.size()) {
-    std::string valid;
-    for (const auto& vi : graph_inputs)
-      if (!input_has_default(vi.name)) valid += (valid.empty() ? "" : ", ") + vi.name;
-    return not_found("the model has no input named '", name, "' (inputs: ", valid, ")");
-  }
-  ONYX_RETURN_IF_ERROR(check_feed(graph_inputs[i], value));
+  for (size_t i = 0; i < graph_inputs.size(); ++i)
+    if (graph_inputs[i].name == name) return i;
+  std::string valid;
+  for (const auto& vi : graph_inputs)
+    if (!input_has_default(vi.name)) valid += (valid.empty() ? "" : ", ") + vi.name;
+  return not_found("the model has no input named '", name, "' (inputs: ", valid, ")");
+}
+
+Result<size_t> Session::check_input(const std::string& name, const Value& value) const {
+  ONYX_ASSIGN_OR_RETURN(size_t i, input_index(name));
+  ONYX_RETURN_IF_ERROR(check_feed(model_->graph.inputs[i], value));
   return i;
 }
 
@@ -261,21 +268,12 @@ Result<std::vector<ir::TypeInfo>> Session::output_types_for(
     const std::vector<std::pair<std::string, Shape>>& input_shapes) const {
   ir::Graph graph = model_->graph;  // tensors and subgraphs are shared, not copied
   for (const auto& [name, shape] : input_shapes) {
-    size_t i = 0;
-    while (i < graph.inputs.size() && graph.inputs[i].name != name) ++i;
-    if (i == graph.inputs.size()) return not_found("the model has no input named '", name, "'");
+    ONYX_ASSIGN_OR_RETURN(size_t i, input_index(name));
     ir::TypeInfo& t = graph.inputs[i].type;
     if (t.kind != ir::TypeInfo::Kind::kTensor) return invalid_argument("input '", name, "' is not a tensor");
     for (int64_t d : shape)
       if (d < 0) return invalid_argument("input '", name, "': shape ", shape_to_string(shape), " has a negative dim");
-    if (t.shape.has_rank) {
-      if (t.shape.dims.size() != shape.size())
-        return invalid_argument("input '", name, "' has rank ", t.shape.dims.size(), " ", t.shape.to_string(),
-                                ", not the rank of ", shape_to_string(shape));
-      for (size_t d = 0; d < shape.size(); ++d)
-        if (t.shape.dims[d].value && *t.shape.dims[d].value != shape[d])
-          return invalid_argument("input '", name, "' dim ", d, " is ", *t.shape.dims[d].value, ", not ", shape[d]);
-    }
+    ONYX_RETURN_IF_ERROR(check_input_shape(graph.inputs[i], shape));
     t.shape = ops::known_shape(shape);
   }
   const ops::GraphTypes types = ops::infer_graph_types(graph, model_->opsets);

@@ -178,6 +178,11 @@ class Session {
   static Result<std::unique_ptr<Session>> from_model(std::unique_ptr<ir::Model> model, const SessionOptions& options,
                                                      std::chrono::steady_clock::time_point load_start);
   Status check_feed(const ir::ValueInfo& info, const Value& value) const;
+  // A shape given for input `info`: its rank and fixed dims (saying which free-dimension
+  // override fixed a dim).
+  Status check_input_shape(const ir::ValueInfo& info, const Shape& shape) const;
+  // The index of graph input `name`; NOT_FOUND naming the inputs when there is none.
+  Result<size_t> input_index(const std::string& name) const;
   // Feeds by name -> values in graph-input order, each checked; a missing input is an error.
   Result<std::vector<Value>> gather_inputs(const std::vector<std::pair<std::string, Value>>& feeds) const;
   // Runs checked inputs (graph-input order) and returns the outputs at `wanted` (indices into
