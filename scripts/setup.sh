@@ -13,6 +13,11 @@ packages=(
   python3-numpy python3-onnx python3-pytest pybind11-dev python3-dev python3-venv
 )
 
+# --sanitizers: also clang and its runtimes (libFuzzer, ASan, UBSan, TSan), for scripts/sanitize.sh.
+if [ "${1:-}" = "--sanitizers" ]; then
+  packages+=(clang libclang-rt-14-dev llvm-14)
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,8 +1,11 @@
 #include "npy.h"
 
+#include <cstring>
 #include <fstream>
 #include <regex>
 #include <sstream>
+
+#include "onnx/mapped_file.h"
 
 namespace onyx::cli {
 namespace {
@@ -17,48 +20,73 @@ const NpyType kTypes[] = {
 
 }  // namespace
 
-Result<Tensor> read_npy(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return not_found("cannot open '", path, "'");
-  char magic[8];
-  if (!in.read(magic, 8) || std::string(magic, 6) != "\x93NUMPY") return invalid_argument("'", path, "' is not a .npy file");
+Result<Tensor> read_npy_bytes(const void* data, size_t size, const std::string& what) {
+  const char* bytes = static_cast<const char*>(data);
+  size_t pos = 0;
+  // The next n bytes, or null when fewer remain.
+  auto take = [&](size_t n) -> const char* {
+    if (size - pos < n) return nullptr;
+    const char* p = bytes + pos;
+    pos += n;
+    return p;
+  };
+  const char* magic = take(8);
+  if (!magic || std::string(magic, 6) != "\x93NUMPY") return invalid_argument("'", what, "' is not a .npy file");
   uint32_t header_len = 0;
   if (magic[6] == 1) {
-    unsigned char b[2];
-    if (!in.read(reinterpret_cast<char*>(b), 2)) return invalid_argument("'", path, "': truncated header");
+    const auto* b = reinterpret_cast<const unsigned char*>(take(2));
+    if (!b) return invalid_argument("'", what, "': truncated header");
     header_len = b[0] | (b[1] << 8);
   } else {
-    unsigned char b[4];
-    if (!in.read(reinterpret_cast<char*>(b), 4)) return invalid_argument("'", path, "': truncated header");
+    const auto* b = reinterpret_cast<const unsigned char*>(take(4));
+    if (!b) return invalid_argument("'", what, "': truncated header");
     header_len = b[0] | (b[1] << 8) | (b[2] << 16) | (uint32_t(b[3]) << 24);
   }
-  if (header_len > (1u << 20)) return invalid_argument("'", path, "': header too large");
-  std::string header(header_len, '\0');
-  if (!in.read(header.data(), header_len)) return invalid_argument("'", path, "': truncated header");
+  if (header_len > (1u << 20)) return invalid_argument("'", what, "': header too large");
+  const char* header_bytes = take(header_len);
+  if (!header_bytes) return invalid_argument("'", what, "': truncated header");
+  const std::string header(header_bytes, header_len);
   std::smatch m;
   if (!std::regex_search(header, m, std::regex("'descr':\\s*'([^']+)'")))
-    return invalid_argument("'", path, "': no descr in header");
+    return invalid_argument("'", what, "': no descr in header");
   const std::string descr = m[1];
   if (std::regex_search(header, std::regex("'fortran_order':\\s*True")))
-    return not_implemented("'", path, "': Fortran-order arrays are not supported");
+    return not_implemented("'", what, "': Fortran-order arrays are not supported");
   if (!std::regex_search(header, m, std::regex("'shape':\\s*\\(([^)]*)\\)")))
-    return invalid_argument("'", path, "': no shape in header");
+    return invalid_argument("'", what, "': no shape in header");
   Shape shape;
   std::stringstream dims(m[1].str());
   std::string item;
   while (std::getline(dims, item, ',')) {
     if (item.find_first_not_of(" ") == std::string::npos) continue;
-    try { shape.push_back(std::stoll(item)); } catch (...) { return invalid_argument("'", path, "': bad shape"); }
+    try { shape.push_back(std::stoll(item)); } catch (...) { return invalid_argument("'", what, "': bad shape"); }
+    if (shape.back() < 0) return invalid_argument("'", what, "': negative dim ", shape.back(), " in shape");
   }
   DataType dtype = DataType::kUndefined;
   for (const auto& t : kTypes)
     if (descr == t.descr || (descr.size() == 3 && descr.substr(1) == std::string(t.descr).substr(1) && descr[0] == '='))
       dtype = t.dtype;
-  if (dtype == DataType::kUndefined) return not_implemented("'", path, "': numpy dtype '", descr, "' is not supported");
+  if (dtype == DataType::kUndefined) return not_implemented("'", what, "': numpy dtype '", descr, "' is not supported");
+  // The data must be there before anything is allocated for it: a header may claim any shape.
+  const size_t remaining = size - pos;
+  const size_t item_size = data_type_size(dtype);
+  size_t count = 1;
+  for (int64_t d : shape) {
+    if (d != 0 && count > remaining / item_size / size_t(d))
+      return invalid_argument("'", what, "': data is shorter than shape ", shape_to_string(shape), " needs");
+    count *= size_t(d);
+  }
+  if (count * item_size > remaining)
+    return invalid_argument("'", what, "': data is shorter than shape ", shape_to_string(shape), " needs");
   ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape));
-  if (!in.read(static_cast<char*>(t.raw_data()), std::streamsize(t.nbytes())))
-    return invalid_argument("'", path, "': data is shorter than ", t.describe(), " needs");
+  if (t.nbytes() > 0) std::memcpy(t.raw_data(), bytes + pos, t.nbytes());
   return t;
+}
+
+Result<Tensor> read_npy(const std::string& path) {
+  auto file = onnx_format::MappedFile::open(path);
+  if (!file.ok()) return not_found("cannot open '", path, "'");
+  return read_npy_bytes((*file)->data(), (*file)->size(), path);
 }
 
 Status write_npy(const Tensor& t, const std::string& path) {

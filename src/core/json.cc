@@ -98,7 +98,7 @@ class Parser {
       ++pos_;
       Value member;
       ONYX_RETURN_IF_ERROR(value(member, depth + 1));
-      v.object.emplace_back(std::move(key), std::move(member));
+      v.object.push_back(Member{std::move(key), std::move(member)});
       skip_ws();
       if (pos_ < s_.size() && s_[pos_] == ',') { ++pos_; continue; }
       if (pos_ < s_.size() && s_[pos_] == '}') { ++pos_; return Status::Ok(); }

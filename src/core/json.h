@@ -15,6 +15,8 @@ namespace onyx::json {
 // `s` as a JSON string literal, quotes included; control characters become \uXXXX.
 std::string quote(const std::string& s);
 
+struct Member;
+
 struct Value {
   enum class Kind { kNull, kBool, kNumber, kString, kArray, kObject };
   Kind kind = Kind::kNull;
@@ -22,7 +24,7 @@ struct Value {
   double number = 0;
   std::string string;
   std::vector<Value> array;
-  std::vector<std::pair<std::string, Value>> object;
+  std::vector<Member> object;  // in file order
 
   bool is_object() const { return kind == Kind::kObject; }
   bool is_array() const { return kind == Kind::kArray; }
@@ -30,6 +32,13 @@ struct Value {
   bool is_number() const { return kind == Kind::kNumber; }
   // The first member named `key` of an object; null when absent or not an object.
   const Value* find(const std::string& key) const;
+};
+
+// One member of an object (a named type rather than std::pair, which may not hold the still
+// incomplete Value).
+struct Member {
+  std::string first;
+  Value second;
 };
 
 // Parses a whole document (surrounding whitespace allowed). Errors are INVALID_ARGUMENT with

@@ -16,7 +16,9 @@ constexpr int kLanes = 16;              // partial sums / maxima kept apart so t
 
 // exp(x) written so that GCC vectorises it: no calls, selects instead of branches.
 inline float exp_one(float x) {
-  const float xc = std::min(std::max(x, kExpLo), kExpHi);
+  // NaN clamps to kExpLo (std::max returns its first argument when unordered), so the
+  // conversion to int below always sees a finite value; the NaN is restored at the end.
+  const float xc = std::min(kExpHi, std::max(kExpLo, x));
   // Round to nearest by the 1.5 * 2^23 trick (exact for |v| < 2^22).
   const float n = (xc * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   const float r = xc - n * 0.693359375f + n * 2.12194440e-4f;  // ln 2 in two parts

@@ -324,12 +324,11 @@ Result<Value> value_from_sequence(onnx::SequenceProto& sp) {
 
 }  // namespace
 
-Result<Value> load_value_file(const std::string& path, const ir::TypeInfo& expected) {
-  ONYX_ASSIGN_OR_RETURN(auto file, MappedFile::open(path));
+Result<Value> load_value_bytes(const void* data, size_t size, const ir::TypeInfo& expected, const std::string& what) {
   using K = ir::TypeInfo::Kind;
   if (expected.kind == K::kSequence) {
     onnx::SequenceProto sp;
-    ONYX_RETURN_IF_ERROR(parse_message(file->data(), file->size(), &sp, "SequenceProto"));
+    ONYX_RETURN_IF_ERROR(parse_message(data, size, &sp, "SequenceProto"));
     auto v = value_from_sequence(sp);
     if (v.ok() && v->sequence_elem_type() == DataType::kUndefined && expected.inner)
       return Value::sequence({}, expected.inner->elem_type);
@@ -337,7 +336,7 @@ Result<Value> load_value_file(const std::string& path, const ir::TypeInfo& expec
   }
   if (expected.kind == K::kOptional) {
     onnx::OptionalProto op;
-    ONYX_RETURN_IF_ERROR(parse_message(file->data(), file->size(), &op, "OptionalProto"));
+    ONYX_RETURN_IF_ERROR(parse_message(data, size, &op, "OptionalProto"));
     if (op.has_tensor_value()) {
       ONYX_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(*op.mutable_tensor_value(), nullptr));
       return Value(std::move(t));
@@ -346,12 +345,17 @@ Result<Value> load_value_file(const std::string& path, const ir::TypeInfo& expec
     return Value();
   }
   onnx::TensorProto tp;
-  if (file->size() == 0) {  // an empty message is a valid TensorProto with no data
-    return invalid_model("empty tensor file '", path, "'");
+  if (size == 0) {  // an empty message is a valid TensorProto with no data
+    return invalid_model("empty tensor file '", what, "'");
   }
-  ONYX_RETURN_IF_ERROR(parse_message(file->data(), file->size(), &tp, "TensorProto"));
+  ONYX_RETURN_IF_ERROR(parse_message(data, size, &tp, "TensorProto"));
   ONYX_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(tp, nullptr));
   return Value(std::move(t));
+}
+
+Result<Value> load_value_file(const std::string& path, const ir::TypeInfo& expected) {
+  ONYX_ASSIGN_OR_RETURN(auto file, MappedFile::open(path));
+  return load_value_bytes(file->data(), file->size(), expected, path);
 }
 
 Result<std::string> serialize_value(const Value& value, const std::string& name) {

@@ -35,6 +35,8 @@ Result<ir::Model> load_model_bytes(const void* data, size_t size, const std::str
 // Reads a serialized TensorProto, SequenceProto or OptionalProto (the ONNX test-data .pb
 // files). `expected` picks the message kind; an unknown kind reads a TensorProto.
 Result<Value> load_value_file(const std::string& path, const ir::TypeInfo& expected);
+// The same from bytes in memory; `what` names them in errors.
+Result<Value> load_value_bytes(const void* data, size_t size, const ir::TypeInfo& expected, const std::string& what);
 
 // Serializes a tensor or sequence Value as TensorProto / SequenceProto bytes.
 Result<std::string> serialize_value(const Value& value, const std::string& name);

@@ -1,5 +1,6 @@
 #include "onnx/tensor_proto.h"
 
+#include <algorithm>
 #include <charconv>
 #include <filesystem>
 
@@ -64,51 +65,76 @@ void copy_field(const Src& field, Tensor& t) {
   for (int64_t i = 0; i < t.numel(); ++i) out[i] = static_cast<Dst>(field.Get(int(i)));
 }
 
-// Fills `t` from the typed repeated fields of `p`.
-Status fill_from_typed_fields(const onnx::TensorProto& p, Tensor& t) {
+// The typed repeated field of `p` that holds `dtype` values: its name, how many entries it
+// has, and how many entries make one element (two for complex numbers).
+struct TypedField {
+  const char* name;
+  int64_t entries;
+  int64_t per_element;
+};
+TypedField typed_field(const onnx::TensorProto& p, DataType dtype) {
+  switch (dtype) {
+    case DataType::kFloat: return {"float_data", p.float_data_size(), 1};
+    case DataType::kComplex64: return {"float_data", p.float_data_size(), 2};
+    case DataType::kDouble: return {"double_data", p.double_data_size(), 1};
+    case DataType::kComplex128: return {"double_data", p.double_data_size(), 2};
+    case DataType::kInt64: return {"int64_data", p.int64_data_size(), 1};
+    case DataType::kUInt32:
+    case DataType::kUInt64: return {"uint64_data", p.uint64_data_size(), 1};
+    case DataType::kString: return {"string_data", p.string_data_size(), 1};
+    default: return {"int32_data", p.int32_data_size(), 1};  // the narrower integers, bool, float16, bfloat16
+  }
+}
+
+// Checks that the typed field of `p` holds exactly `n` elements of `dtype`: before anything is
+// allocated, since the dims of a hostile tensor may claim any size.
+Status check_typed_field(const onnx::TensorProto& p, DataType dtype, const Shape& shape, int64_t n) {
+  if (dtype == DataType::kUndefined) return invalid_model("tensor '", p.name(), "' has no data type");
+  const TypedField f = typed_field(p, dtype);
+  if (f.entries != n * f.per_element)
+    return invalid_model("tensor '", p.name(), "' ", data_type_name(dtype), shape_to_string(shape), " needs ",
+                         n * f.per_element, " values in ", f.name, " but has ", f.entries);
+  return Status::Ok();
+}
+
+// Fills `t` from the typed repeated fields of `p` (their count checked by check_typed_field).
+void fill_from_typed_fields(const onnx::TensorProto& p, Tensor& t) {
   const int64_t n = t.numel();
-  auto need = [&](int have, const char* field) -> Status {
-    if (have != n) return invalid_model("tensor '", p.name(), "' ", t.describe(), " has ", have, " values in ", field);
-    return Status::Ok();
-  };
   switch (t.dtype()) {
-    case DataType::kFloat: ONYX_RETURN_IF_ERROR(need(p.float_data_size(), "float_data")); copy_field<float>(p.float_data(), t); break;
-    case DataType::kDouble: ONYX_RETURN_IF_ERROR(need(p.double_data_size(), "double_data")); copy_field<double>(p.double_data(), t); break;
-    case DataType::kInt64: ONYX_RETURN_IF_ERROR(need(p.int64_data_size(), "int64_data")); copy_field<int64_t>(p.int64_data(), t); break;
-    case DataType::kUInt32: ONYX_RETURN_IF_ERROR(need(p.uint64_data_size(), "uint64_data")); copy_field<uint32_t>(p.uint64_data(), t); break;
-    case DataType::kUInt64: ONYX_RETURN_IF_ERROR(need(p.uint64_data_size(), "uint64_data")); copy_field<uint64_t>(p.uint64_data(), t); break;
-    case DataType::kInt32: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<int32_t>(p.int32_data(), t); break;
-    case DataType::kInt16: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<int16_t>(p.int32_data(), t); break;
-    case DataType::kInt8: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<int8_t>(p.int32_data(), t); break;
-    case DataType::kUInt16: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<uint16_t>(p.int32_data(), t); break;
-    case DataType::kUInt8: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<uint8_t>(p.int32_data(), t); break;
-    case DataType::kBool: ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data")); copy_field<bool>(p.int32_data(), t); break;
+    case DataType::kFloat: copy_field<float>(p.float_data(), t); break;
+    case DataType::kDouble: copy_field<double>(p.double_data(), t); break;
+    case DataType::kInt64: copy_field<int64_t>(p.int64_data(), t); break;
+    case DataType::kUInt32: copy_field<uint32_t>(p.uint64_data(), t); break;
+    case DataType::kUInt64: copy_field<uint64_t>(p.uint64_data(), t); break;
+    case DataType::kInt32: copy_field<int32_t>(p.int32_data(), t); break;
+    case DataType::kInt16: copy_field<int16_t>(p.int32_data(), t); break;
+    case DataType::kInt8: copy_field<int8_t>(p.int32_data(), t); break;
+    case DataType::kUInt16: copy_field<uint16_t>(p.int32_data(), t); break;
+    case DataType::kUInt8: copy_field<uint8_t>(p.int32_data(), t); break;
+    case DataType::kBool: copy_field<bool>(p.int32_data(), t); break;
     case DataType::kFloat16:
     case DataType::kBFloat16: {
-      ONYX_RETURN_IF_ERROR(need(p.int32_data_size(), "int32_data"));
       uint16_t* out = t.data<uint16_t>();
       for (int64_t i = 0; i < n; ++i) out[i] = uint16_t(p.int32_data(int(i)));
       break;
     }
-    case DataType::kComplex64: ONYX_RETURN_IF_ERROR(need(p.float_data_size() / 2, "float_data")); {
+    case DataType::kComplex64: {
       float* out = t.data<float>();
       for (int64_t i = 0; i < 2 * n; ++i) out[i] = p.float_data(int(i));
       break;
     }
-    case DataType::kComplex128: ONYX_RETURN_IF_ERROR(need(p.double_data_size() / 2, "double_data")); {
+    case DataType::kComplex128: {
       double* out = t.data<double>();
       for (int64_t i = 0; i < 2 * n; ++i) out[i] = p.double_data(int(i));
       break;
     }
     case DataType::kString: {
-      ONYX_RETURN_IF_ERROR(need(p.string_data_size(), "string_data"));
       std::string* out = t.data<std::string>();
       for (int64_t i = 0; i < n; ++i) out[i] = p.string_data(int(i));
       break;
     }
-    case DataType::kUndefined: return invalid_model("tensor '", p.name(), "' has no data type");
+    case DataType::kUndefined: break;
   }
-  return Status::Ok();
 }
 
 }  // namespace
@@ -168,16 +194,25 @@ Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* ext
     return Tensor(dtype, std::move(shape), std::make_shared<Buffer>(data, nbytes, std::shared_ptr<void>(raw, data)));
   }
 
+  ONYX_RETURN_IF_ERROR(check_typed_field(p, dtype, shape, n));
   Tensor t(dtype, std::move(shape));
-  ONYX_RETURN_IF_ERROR(fill_from_typed_fields(p, t));
+  fill_from_typed_fields(p, t);
   return t;
 }
+
+// The largest dense tensor a sparse initializer may become.
+constexpr uint64_t kMaxDensifiedBytes = uint64_t(2) << 30;
 
 Result<Tensor> tensor_from_sparse_proto(onnx::SparseTensorProto& sp, ExternalDataResolver* external) {
   ONYX_ASSIGN_OR_RETURN(Tensor values, tensor_from_proto(*sp.mutable_values(), external));
   ONYX_ASSIGN_OR_RETURN(Tensor indices, tensor_from_proto(*sp.mutable_indices(), external));
   Shape shape(sp.dims().begin(), sp.dims().end());
   const std::string& name = sp.values().name();
+  // onyx densifies sparse initializers; the dims are checked before that allocation.
+  const int64_t dense_elements = shape_size(shape);
+  if (dense_elements < 0 || uint64_t(dense_elements) > kMaxDensifiedBytes / std::max<size_t>(values.itemsize(), 1))
+    return invalid_model("sparse tensor '", name, "' ", shape_to_string(shape), " is too large to make dense (onyx's limit is ",
+                         kMaxDensifiedBytes >> 30, " GiB)");
   ONYX_ASSIGN_OR_RETURN(Tensor dense, Tensor::create(values.dtype(), shape));
   if (values.rank() != 1) return invalid_model("sparse tensor '", name, "': values must be 1-D");
   const int64_t nnz = values.numel(), rank = int64_t(shape.size()), total = dense.numel();

@@ -1,5 +1,7 @@
 #include "ops/infer_graph.h"
 
+#include "core/guard.h"
+
 #include <set>
 
 #include "ops/op_rule.h"
@@ -60,7 +62,7 @@ GraphTypes infer_graph_types(const ir::Graph& graph, const std::map<std::string,
     const OpRule* rule = op == opsets.end() ? nullptr : OpRuleRegistry::global().find(node.domain, node.op_type, op->second);
     InferenceContext ctx(node, op == opsets.end() ? 0 : op->second, std::move(input_types), std::move(constant_inputs));
     if (rule) {
-      Status st = rule->infer(ctx);
+      Status st = guarded("static rule", [&] { return rule->infer(ctx); });
       if (!st.ok()) result.warnings.push_back("node " + node.label() + ": " + st.to_string());
     } else {
       missing_rules.insert((node.domain.empty() ? "" : node.domain + ":") + node.op_type);

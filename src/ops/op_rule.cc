@@ -41,8 +41,24 @@ void InferenceContext::set_output(int i, DataType elem, SymbolicShape shape) {
   set_output_type(i, std::move(t));
 }
 
+namespace {
+// A negative dim is what an overflowed size becomes (the rules are built with -fwrapv, see
+// CMakeLists.txt): it is made unknown rather than believed.
+void forget_negative_dims(ir::TypeInfo& type) {
+  for (Dim& d : type.shape.dims)
+    if (d.value && *d.value < 0) d.value.reset();
+  if (type.inner) {
+    auto inner = std::make_shared<ir::TypeInfo>(*type.inner);
+    forget_negative_dims(*inner);
+    type.inner = std::move(inner);
+  }
+}
+}  // namespace
+
 void InferenceContext::set_output_type(int i, ir::TypeInfo type) {
-  if (i >= 0 && i < num_outputs()) output_types_[size_t(i)] = std::move(type);
+  if (i < 0 || i >= num_outputs()) return;
+  forget_negative_dims(type);
+  output_types_[size_t(i)] = std::move(type);
 }
 
 OpRuleRegistry& OpRuleRegistry::global() {
@@ -58,6 +74,7 @@ const OpRule* OpRuleRegistry::find(const std::string& domain, const std::string&
 
 SymbolicShape unknown_dims(int64_t rank) {
   SymbolicShape s;
+  if (rank > kMaxStaticRank) return s;  // a rank no real tensor has: say nothing
   s.has_rank = true;
   s.dims.resize(size_t(std::max<int64_t>(rank, 0)));
   return s;

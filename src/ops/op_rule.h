@@ -99,6 +99,8 @@ Status infer_broadcast_bool(InferenceContext& ctx);
 // Broadcasts symbolic shapes; unknown where it cannot tell. Error only on a certain clash.
 Result<SymbolicShape> broadcast_symbolic(const std::vector<SymbolicShape>& shapes);
 // A rank-r shape of unknown dims.
+// Ranks above this are left unknown by the rules (a hostile shape input may claim any rank).
+inline constexpr int64_t kMaxStaticRank = 1024;
 SymbolicShape unknown_dims(int64_t rank);
 SymbolicShape known_shape(const std::vector<int64_t>& dims);
 

@@ -1,5 +1,6 @@
 #include "optimizer/evaluate.h"
 
+#include "core/guard.h"
 #include "kernels/kernel.h"
 
 namespace onyx::optimizer {
@@ -13,7 +14,7 @@ Result<std::vector<Value>> evaluate_node(const ir::Node& node, int64_t opset, co
   KernelInfo info(node, opset, inputs, [](const ir::Graph&) -> Result<std::shared_ptr<const SubgraphPlan>> {
     return not_implemented("subgraphs are not evaluated at optimisation time");
   });
-  ONYX_RETURN_IF_ERROR(kernel->prepare(info));
+  ONYX_RETURN_IF_ERROR(guarded("kernel prepare", [&] { return kernel->prepare(info); }));
   std::vector<Value> in_values(inputs.size());
   std::vector<const Value*> in_ptrs(inputs.size(), nullptr);
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -26,7 +27,7 @@ Result<std::vector<Value>> evaluate_node(const ir::Node& node, int64_t opset, co
   for (size_t i = 0; i < node.outputs.size(); ++i)
     if (!node.outputs[i].empty()) out_ptrs[i] = &out_values[i];
   KernelContext ctx(in_ptrs, out_ptrs, nullptr);
-  ONYX_RETURN_IF_ERROR(kernel->compute(ctx));
+  ONYX_RETURN_IF_ERROR(guarded("kernel", [&] { return kernel->compute(ctx); }));
   return out_values;
 }
 

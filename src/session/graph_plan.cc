@@ -1,5 +1,7 @@
 #include "session/graph_plan.h"
 
+#include "core/guard.h"
+
 #include <algorithm>
 #include <cstring>
 #include <functional>
@@ -200,7 +202,7 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
                       ONYX_ASSIGN_OR_RETURN(auto p, GraphPlan::build(sub, opsets_copy, scope_ptr));
                       return std::shared_ptr<const SubgraphPlan>(std::move(p));
                     });
-    Status st = step.kernel->prepare(info);
+    Status st = guarded("kernel prepare", [&] { return step.kernel->prepare(info); });
     if (!st.ok())
       return std::move(st).with_context("while preparing node " + node->label() + " at opset " + std::to_string(step.opset));
     after_prepare(step);
@@ -298,10 +300,10 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
     KernelContext ctx(in_ptrs, out_ptrs, &frame);
     Status st;
     if (!frame.profile) {  // the only cost of profiling when it is off
-      st = step.kernel->compute(ctx);
+      st = guarded("kernel", [&] { return step.kernel->compute(ctx); });
     } else {
       const ProfileClock::time_point start = ProfileClock::now();
-      st = step.kernel->compute(ctx);
+      st = guarded("kernel", [&] { return step.kernel->compute(ctx); });
       if (st.ok()) frame.profile->node_event(*step.node, graph_.name, start, in_ptrs, out_ptrs);
     }
     if (!st.ok()) {

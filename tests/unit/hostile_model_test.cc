@@ -4,8 +4,10 @@
 
 #include <filesystem>
 #include <fstream>
+#include <thread>
 
 #include "model_builder.h"
+#include "session/run_options.h"
 #include "session/session.h"
 
 namespace onyx {
@@ -68,6 +70,35 @@ TEST(HostileModel, RawDataShorterThanDims) {
   t->add_dims(100);
   t->set_raw_data(std::string(12, '\0'));
   expect_error_with(load_status(b), "raw_data holds 12");
+}
+
+TEST(HostileModel, TypedValuesShorterThanDimsAreRefusedBeforeAllocating) {
+  // 2^40 floats declared (4 TB), one given: refused from the count, not from a failed malloc.
+  ModelBuilder b = identity_model();
+  auto* t = b.graph->add_initializer();
+  t->set_name("short_typed");
+  t->set_data_type(onnx::TensorProto::FLOAT);
+  t->add_dims(int64_t(1) << 20);
+  t->add_dims(int64_t(1) << 20);
+  t->add_float_data(1.f);
+  expect_error_with(load_status(b), "needs 1099511627776 values in float_data but has 1");
+}
+
+TEST(HostileModel, SparseInitializerTooLargeToMakeDense) {
+  ModelBuilder b = identity_model();
+  auto* sp = b.graph->add_sparse_initializer();
+  sp->add_dims(int64_t(1) << 20);
+  sp->add_dims(int64_t(1) << 20);
+  auto* values = sp->mutable_values();
+  values->set_name("sparse_huge");
+  values->set_data_type(onnx::TensorProto::FLOAT);
+  values->add_dims(1);
+  values->add_float_data(1.f);
+  auto* indices = sp->mutable_indices();
+  indices->set_data_type(onnx::TensorProto::INT64);
+  indices->add_dims(1);
+  indices->add_int64_data(0);
+  expect_error_with(load_status(b), "too large to make dense");
 }
 
 TEST(HostileModel, UnknownDataType) {
@@ -214,6 +245,82 @@ TEST(HostileModel, AbsurdShapeAtRunIsAnErrorNotAnAllocation) {
   shape.data<int64_t>()[0] = 2;
   shape.data<int64_t>()[1] = 3;
   EXPECT_TRUE((*s)->run({{"shape", Value(shape)}}).ok());  // the session is still usable
+}
+
+TEST(HostileModel, StringInitializerClaimingHugeDims) {
+  // 2^40 strings declared, one given: an error before 2^40 std::strings are made.
+  ModelBuilder b = identity_model();
+  auto* t = b.graph->add_initializer();
+  t->set_name("s");
+  t->set_data_type(onnx::TensorProto::STRING);
+  t->add_dims(int64_t(1) << 40);
+  t->add_string_data("only one");
+  const Status s = load_status(b);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.code(), StatusCode::kInvalidModel) << s.to_string();
+}
+
+TEST(HostileModel, StringLengthPastTheEndOfTheModel) {
+  // A 1 MB string whose bytes are cut short: the string's length prefix claims more than the
+  // model holds.
+  ModelBuilder b = identity_model();
+  auto* t = b.graph->add_initializer();
+  t->set_name("s");
+  t->set_data_type(onnx::TensorProto::STRING);
+  t->add_dims(1);
+  t->add_string_data(std::string(1 << 20, 'x'));
+  const std::string bytes = b.bytes();
+  const std::string cut = bytes.substr(0, bytes.size() / 2);
+  auto s = Session::load_bytes(cut.data(), cut.size());
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().code(), StatusCode::kInvalidModel) << s.status().to_string();
+}
+
+TEST(HostileModel, LoopWithoutTripCountStopsAtTheTimeLimitAndOnTerminate) {
+  // Loop("", cond, v0) whose body keeps cond true: it would never end on its own.
+  ModelBuilder b;
+  b.input("v0", {1}).output("v", {1});
+  auto* cond = b.graph->add_initializer();
+  cond->set_name("cond");
+  cond->set_data_type(onnx::TensorProto::BOOL);
+  cond->add_int32_data(1);
+  auto* loop = b.node("Loop", {"", "cond", "v0"}, {"v"}, "endless");
+  auto* attr = loop->add_attribute();
+  attr->set_name("body");
+  attr->set_type(onnx::AttributeProto::GRAPH);
+  onnx::GraphProto* body = attr->mutable_g();
+  body->set_name("body");
+  ModelBuilder::set_type(body->add_input(), "i", onnx::TensorProto::INT64, {});
+  ModelBuilder::set_type(body->add_input(), "c_in", onnx::TensorProto::BOOL, {});
+  ModelBuilder::set_type(body->add_input(), "v_in", onnx::TensorProto::FLOAT, {1});
+  ModelBuilder::set_type(body->add_output(), "c_out", onnx::TensorProto::BOOL, {});
+  ModelBuilder::set_type(body->add_output(), "v_out", onnx::TensorProto::FLOAT, {1});
+  for (auto [in, out] : {std::pair<const char*, const char*>{"c_in", "c_out"}, {"v_in", "v_out"}}) {
+    auto* id = body->add_node();
+    id->set_op_type("Identity");
+    id->add_input(in);
+    id->add_output(out);
+  }
+  const std::string bytes = b.bytes();
+  auto s = Session::load_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  const std::vector<std::pair<std::string, Value>> feeds = {{"v0", Value(Tensor(DataType::kFloat, {1}))}};
+
+  RunOptions limited;
+  limited.timeout_ms = 100;
+  auto timed_out = (*s)->run(feeds, {}, limited);
+  ASSERT_FALSE(timed_out.ok());
+  EXPECT_EQ(timed_out.status().code(), StatusCode::kCancelled) << timed_out.status().to_string();
+
+  RunOptions stoppable;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stoppable.terminate = true;
+  });
+  auto terminated = (*s)->run(feeds, {}, stoppable);
+  stopper.join();
+  ASSERT_FALSE(terminated.ok());
+  EXPECT_EQ(terminated.status().code(), StatusCode::kCancelled) << terminated.status().to_string();
 }
 
 }  // namespace

@@ -74,6 +74,8 @@ class TfIdfVectorizerKernel final : public Kernel {
     output_size_ = 0;
     for (int64_t idx : indexes_) {
       if (idx < 0) return invalid_model("ngram_indexes must be non-negative, got ", idx);
+      // The output has max(ngram_indexes) + 1 columns: an index past any real tensor is refused.
+      if (idx >= int64_t(1) << 40) return invalid_model("ngram index ", idx, " is too large");
       output_size_ = std::max(output_size_, idx + 1);
     }
     return Status::Ok();
