@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The sanitizer and fuzzing stage of CI (issue #7): builds onyx with clang, AddressSanitizer,
+# The sanitizer and fuzzing check (issue #7): builds onyx with clang, AddressSanitizer,
 # UndefinedBehaviorSanitizer and libFuzzer instrumentation into build-fuzz (or
 # $ONYX_FUZZ_BUILD_DIR), then runs there: the unit and pass tests, the generated kernel
 # cases, a slice of the ONNX backend suite (the ops with the most index arithmetic), the

@@ -8,6 +8,7 @@
 // A kernel file defines its classes and ends with ONYX_REGISTER_KERNEL lines; there is no
 // central table to edit. One op per file, named by the op's snake_case stem.
 #pragma once
+#include <deque>
 #include <functional>
 #include <memory>
 #include <string>
@@ -98,7 +99,9 @@ class KernelContext {
   const std::vector<const Value*>& inputs_;
   std::vector<Value*>& outputs_;
   const Frame* frame_;
-  std::vector<Value> scratch_;
+  // Outputs the node does not use, by index; a deque so that growing it keeps the addresses
+  // already handed out.
+  std::deque<Value> scratch_;
 };
 
 class Kernel {

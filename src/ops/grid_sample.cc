@@ -17,11 +17,12 @@ Status infer_grid_sample(InferenceContext& ctx) {
   if (x.has_rank && x.dims.size() == size_t(rank)) {
     out.dims[0] = x.dims[0];
     out.dims[1] = x.dims[1];
-  } else if (grid.has_rank) {
-    out.dims[0] = grid.dims[0];
   }
-  if (grid.has_rank)
+  // The grid is [N, D1.., Dk, k] for an output [N, C, D1.., Dk]: same rank as X.
+  if (grid.has_rank && grid.dims.size() == size_t(rank)) {
+    if (!(x.has_rank && x.dims.size() == size_t(rank))) out.dims[0] = grid.dims[0];
     for (size_t d = 2; d < size_t(rank); ++d) out.dims[d] = grid.dims[d - 1];
+  }
   ctx.set_output(0, elem, std::move(out));
   return Status::Ok();
 }

@@ -74,7 +74,7 @@ const OpRule* OpRuleRegistry::find(const std::string& domain, const std::string&
 
 SymbolicShape unknown_dims(int64_t rank) {
   SymbolicShape s;
-  if (rank > kMaxStaticRank) return s;  // a rank no real tensor has: say nothing
+  if (rank < 0 || rank > kMaxStaticRank) return s;  // a rank no real tensor has: say nothing
   s.has_rank = true;
   s.dims.resize(size_t(std::max<int64_t>(rank, 0)));
   return s;

@@ -17,7 +17,9 @@ std::optional<int64_t> known_length(const InferenceContext& ctx, int i) {
   SymbolicShape s = ctx.input_shape(i);
   if (!s.has_rank) return std::nullopt;
   if (s.dims.empty()) return 1;
-  if (s.dims.size() == 1 && s.dims[0].value) return *s.dims[0].value;
+  // A length is a count of axes or dims here: past any real rank it says nothing.
+  if (s.dims.size() == 1 && s.dims[0].value && *s.dims[0].value >= 0 && *s.dims[0].value <= kMaxStaticRank)
+    return *s.dims[0].value;
   return std::nullopt;
 }
 

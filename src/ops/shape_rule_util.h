@@ -14,7 +14,8 @@ namespace onyx::ops {
 std::optional<std::vector<int64_t>> constant_ints(const InferenceContext& ctx, int i);
 
 // The length of input i when it is 1-D with a known length (a shape-like input whose values
-// are unknown but whose count is), or a scalar (1); nullopt otherwise.
+// are unknown but whose count is), or a scalar (1); nullopt otherwise, and for a length past
+// kMaxStaticRank (such inputs hold axes or dims).
 std::optional<int64_t> known_length(const InferenceContext& ctx, int i);
 
 // Maps axis from [-rank, rank) to [0, rank); false when out of range.

@@ -66,6 +66,7 @@ Status infer_slice(InferenceContext& ctx) {
       ctx.set_output(0, elem, unknown_dims(rank));
       return Status::Ok();
     }
+    if (*count > rank) return invalid_model("Slice: ", *count, " starts or ends for rank ", rank);
     axes = std::vector<int64_t>();
     for (int64_t i = 0; i < *count; ++i) axes->push_back(i);
   }

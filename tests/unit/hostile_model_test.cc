@@ -247,6 +247,24 @@ TEST(HostileModel, AbsurdShapeAtRunIsAnErrorNotAnAllocation) {
   EXPECT_TRUE((*s)->run({{"shape", Value(shape)}}).ok());  // the session is still usable
 }
 
+TEST(HostileModel, NodeNamingFewerOutputsThanItsKernelWrites) {
+  // DynamicQuantizeLinear writes three outputs; a node naming one of them leaves the kernel two
+  // scratch outputs, which must stay valid while it writes both (found by run_fuzzer).
+  ModelBuilder b;
+  b.input("x", {4}).output("y", {4}, onnx::TensorProto::UINT8);
+  b.node("DynamicQuantizeLinear", {"x"}, {"y"});
+  const std::string bytes = b.bytes();
+  auto s = Session::load_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  Tensor x(DataType::kFloat, {4});
+  for (int i = 0; i < 4; ++i) x.data<float>()[i] = float(i) - 1.f;  // -1 .. 2: scale 3/255
+  auto r = (*s)->run({{"x", Value(x)}});
+  ASSERT_TRUE(r.ok()) << r.status().to_string();
+  const uint8_t* y = (*r)[0].tensor().data<uint8_t>();
+  EXPECT_EQ(y[0], 0);
+  EXPECT_EQ(y[3], 255);
+}
+
 TEST(HostileModel, StringInitializerClaimingHugeDims) {
   // 2^40 strings declared, one given: an error before 2^40 std::strings are made.
   ModelBuilder b = identity_model();
@@ -285,16 +303,7 @@ TEST(HostileModel, LoopWithoutTripCountStopsAtTheTimeLimitAndOnTerminate) {
   cond->set_data_type(onnx::TensorProto::BOOL);
   cond->add_int32_data(1);
   auto* loop = b.node("Loop", {"", "cond", "v0"}, {"v"}, "endless");
-  auto* attr = loop->add_attribute();
-  attr->set_name("body");
-  attr->set_type(onnx::AttributeProto::GRAPH);
-  onnx::GraphProto* body = attr->mutable_g();
-  body->set_name("body");
-  ModelBuilder::set_type(body->add_input(), "i", onnx::TensorProto::INT64, {});
-  ModelBuilder::set_type(body->add_input(), "c_in", onnx::TensorProto::BOOL, {});
-  ModelBuilder::set_type(body->add_input(), "v_in", onnx::TensorProto::FLOAT, {1});
-  ModelBuilder::set_type(body->add_output(), "c_out", onnx::TensorProto::BOOL, {});
-  ModelBuilder::set_type(body->add_output(), "v_out", onnx::TensorProto::FLOAT, {1});
+  onnx::GraphProto* body = ModelBuilder::loop_body(loop);
   for (auto [in, out] : {std::pair<const char*, const char*>{"c_in", "c_out"}, {"v_in", "v_out"}}) {
     auto* id = body->add_node();
     id->set_op_type("Identity");

@@ -77,6 +77,23 @@ struct ModelBuilder {
     }
     return t;
   }
+  // The body graph of `loop` (attribute "body") with Loop's interface for one float [1]
+  // carried value: inputs i (int64), c_in (bool), v_in; outputs c_out, v_out. The caller adds
+  // the nodes that compute the outputs.
+  static onnx::GraphProto* loop_body(onnx::NodeProto* loop) {
+    auto* attr = loop->add_attribute();
+    attr->set_name("body");
+    attr->set_type(onnx::AttributeProto::GRAPH);
+    onnx::GraphProto* body = attr->mutable_g();
+    body->set_name("body");
+    set_type(body->add_input(), "i", onnx::TensorProto::INT64, {});
+    set_type(body->add_input(), "c_in", onnx::TensorProto::BOOL, {});
+    set_type(body->add_input(), "v_in", onnx::TensorProto::FLOAT, {1});
+    set_type(body->add_output(), "c_out", onnx::TensorProto::BOOL, {});
+    set_type(body->add_output(), "v_out", onnx::TensorProto::FLOAT, {1});
+    return body;
+  }
+
   std::string bytes() const { return model.SerializeAsString(); }
 };
 

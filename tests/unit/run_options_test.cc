@@ -24,16 +24,7 @@ std::unique_ptr<Session> counting_loop_session() {
   cond->add_int32_data(1);
   b.initializer("one", {1}, {1.f});
   auto* loop = b.node("Loop", {"M", "cond", "v0"}, {"v"}, "counting_loop");
-  auto* attr = loop->add_attribute();
-  attr->set_name("body");
-  attr->set_type(onnx::AttributeProto::GRAPH);
-  onnx::GraphProto* body = attr->mutable_g();
-  body->set_name("body");
-  ModelBuilder::set_type(body->add_input(), "i", onnx::TensorProto::INT64, {});
-  ModelBuilder::set_type(body->add_input(), "c_in", onnx::TensorProto::BOOL, {});
-  ModelBuilder::set_type(body->add_input(), "v_in", onnx::TensorProto::FLOAT, {1});
-  ModelBuilder::set_type(body->add_output(), "c_out", onnx::TensorProto::BOOL, {});
-  ModelBuilder::set_type(body->add_output(), "v_out", onnx::TensorProto::FLOAT, {1});
+  onnx::GraphProto* body = ModelBuilder::loop_body(loop);
   auto* id = body->add_node();
   id->set_op_type("Identity");
   id->add_input("c_in");

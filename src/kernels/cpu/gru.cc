@@ -57,7 +57,7 @@ class GruKernel final : public Kernel {
             rh[size_t(b * hidden + j)] = linear_before_reset_ ? rg : rg * h[b * hidden + j];
           }
         }
-        if (!linear_before_reset_)
+        if (!linear_before_reset_ && batch > 0)  // batch 0: the buffers are empty (null)
           rnn::matmul_nt(batch, hidden, hidden, rh.data(), hidden, r + 2 * hidden * hidden, hidden,
                          hr.data() + 2 * hidden, g3, false);
         for (int64_t b = 0; b < batch; ++b) {

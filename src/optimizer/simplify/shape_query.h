@@ -54,8 +54,7 @@ inline std::optional<Tensor> fold_shape_query(
     if (!t || t->kind != ir::TypeInfo::Kind::kTensor || !t->shape.has_rank) return std::nullopt;
     int64_t size = 1;
     for (const Dim& d : t->shape.dims) {
-      if (!d.value) return std::nullopt;
-      size *= *d.value;
+      if (!d.value || __builtin_mul_overflow(size, *d.value, &size)) return std::nullopt;
     }
     return int64_tensor({}, {size});
   }
