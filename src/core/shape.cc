@@ -24,8 +24,11 @@ std::string shape_to_string(const Shape& shape) {
 }
 
 std::vector<int64_t> shape_strides(const Shape& shape) {
+  // A shape with a 0 dim may have other dims whose product exceeds int64 (the tensor is empty,
+  // so no stride ever addresses an element): multiply as uint64, which wraps without UB.
   std::vector<int64_t> strides(shape.size(), 1);
-  for (int i = int(shape.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * shape[i + 1];
+  for (int i = int(shape.size()) - 2; i >= 0; --i)
+    strides[size_t(i)] = int64_t(uint64_t(strides[size_t(i) + 1]) * uint64_t(shape[size_t(i) + 1]));
   return strides;
 }
 

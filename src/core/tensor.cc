@@ -1,6 +1,8 @@
 #include "core/tensor.h"
 
+#include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <new>
 
 namespace onyx {
@@ -112,7 +114,16 @@ int64_t Tensor::get_int64(int64_t i) const {
     case DataType::kUInt32: return data<uint32_t>()[i];
     case DataType::kUInt64: return int64_t(data<uint64_t>()[i]);
     case DataType::kBool: return data<bool>()[i] ? 1 : 0;
-    default: return int64_t(get_double(i));
+    default: {
+      // A floating value truncates toward zero and saturates: NaN gives 0, values beyond
+      // int64's range its min or max (a plain cast would be undefined behaviour).
+      const double d = get_double(i);
+      if (std::isnan(d)) return 0;
+      // 2^63 is exact in double; anything at or past it (or below -2^63) saturates.
+      if (d >= 9223372036854775808.0) return std::numeric_limits<int64_t>::max();
+      if (d < -9223372036854775808.0) return std::numeric_limits<int64_t>::min();
+      return int64_t(d);
+    }
   }
 }
 

@@ -74,7 +74,11 @@ AxisFilter make_filter(const ResizeAttrs& a, const ResizeAxis& ax) {
   bool identity = n == in;
   for (int64_t o = 0; o < n; ++o) {
     bool outside = false;
-    const double x = source_coord(a, ax, o, &outside);
+    double x = source_coord(a, ax, o, &outside);
+    if (std::isnan(x)) {  // a NaN roi (tf_crop_and_resize): no source, the extrapolation value
+      x = 0;
+      outside = true;
+    }
     f.outside[size_t(o)] = outside;
     identity = identity && !outside;
     // x = base + r with r in (0, 1]: an integral x is taken as the right end of its cell.

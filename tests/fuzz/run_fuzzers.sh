@@ -2,18 +2,22 @@
 # Runs onyx's libFuzzer targets for a while each, from seed corpora built out of the ONNX
 # backend suite (Debian's libonnx-testdata), and replays tests/fuzz/regressions first.
 #
-#   tests/fuzz/run_fuzzers.sh [--build DIR] [--seconds N] [--parallel] [--keep-going] [TARGET...]
+#   tests/fuzz/run_fuzzers.sh [--build DIR] [--seconds N] [--seed N] [--parallel] [--keep-going] [TARGET...]
 #
 # DIR is an ONYX_FUZZ build (default build-fuzz; tests/fuzz/README.md shows how to make one).
 # Targets default to all three; --parallel runs them at the same time; --keep-going goes on
 # after a finding (libFuzzer's fork mode) and collects every one. The corpus grown by a
 # run stays in DIR/fuzz/corpus/<target> and is reused by the next run. A finding is written
 # to DIR/fuzz/findings/<target>/ and makes the script fail; record it as a regression with
-# `cp FILE tests/fuzz/regressions/<target>/` once it is fixed.
+# `cp FILE tests/fuzz/regressions/<target>/` once it is fixed. --seed N fixes libFuzzer's
+# random seed (and so the mutator's): the same build and corpus then try the same inputs in
+# the same order, which is what CI wants (ctest passes --seed 1); without it every run draws
+# a new seed.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 build=build-fuzz
 seconds=60
+seed=
 parallel=0
 keep_going=0
 targets=()
@@ -21,9 +25,10 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --build) build=$2; shift 2 ;;
     --seconds) seconds=$2; shift 2 ;;
+    --seed) seed=$2; shift 2 ;;
     --parallel) parallel=1; shift ;;
     --keep-going) keep_going=1; shift ;;
-    -h|--help) sed -n '2,12p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
     *) targets+=("$1"); shift ;;
   esac
 done
@@ -73,6 +78,7 @@ run_one() {
   # going past it is a finding. -timeout: one input taking longer than 30 s is a hang.
   local rc=0 mode=()
   if [ $keep_going -eq 1 ]; then mode=(-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1); fi
+  if [ -n "$seed" ]; then mode+=(-seed="$seed"); fi
   ASAN_OPTIONS=allocator_may_return_null=1:detect_leaks=1 \
     "$exe" "$corpus" "$seeds" "$here/regressions/$target" \
       -max_total_time="$seconds" -timeout=30 -rss_limit_mb=3072 -max_len=131072 \

@@ -56,6 +56,13 @@ class GridSampleKernel final : public Kernel {
       out_spatial *= grid.dim(k + 1);
     }
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), out_shape));
+    if (y->numel() == 0) return Status::Ok();
+    // An empty X (a spatial dim 0) has nothing to sample: every location is padding, which
+    // only "zeros" defines (y is zero-filled already).
+    if (x.numel() == 0) {
+      if (padding_ == GsPadding::kZeros) return Status::Ok();
+      return invalid_argument("X ", x.describe(), " is empty: nothing to sample with border or reflection padding");
+    }
     std::vector<double> g(size_t(grid.numel()));
     for (int64_t i = 0; i < grid.numel(); ++i) g[size_t(i)] = grid.get_double(i);
     const std::vector<int64_t> strides = shape_strides(x.shape());
