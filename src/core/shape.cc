@@ -5,13 +5,21 @@
 namespace onyx {
 
 int64_t shape_size(const Shape& shape) {
-  int64_t n = 1;
+  // Overflow is judged on the product of the non-zero dims, even when a 0 dim makes the
+  // tensor empty: a shape such as [0, 2^62, 4] is refused, so that every product of some of a
+  // valid shape's dims (strides, outer/inner counts in kernels) fits in int64.
+  int64_t nonzero = 1;
+  bool empty = false;
   for (int64_t d : shape) {
     if (d < 0) return -1;
-    if (d != 0 && n > std::numeric_limits<int64_t>::max() / d) return -1;
-    n *= d;
+    if (d == 0) {
+      empty = true;
+      continue;
+    }
+    if (nonzero > std::numeric_limits<int64_t>::max() / d) return -1;
+    nonzero *= d;
   }
-  return n;
+  return empty ? 0 : nonzero;
 }
 
 std::string shape_to_string(const Shape& shape) {

@@ -157,6 +157,7 @@ class ArgReduceKernel final : public Kernel {
       else if (keepdims_) out_shape.push_back(1);
     }
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, DataType::kInt64, out_shape));
+    if (y->numel() == 0) return Status::Ok();
     return dispatch<ONYX_NUMERIC_TYPES, bool>(x.dtype(), [&]<typename T>() -> Status {
       const T* in = x.data<T>();
       int64_t* out = y->data<int64_t>();
