@@ -5,7 +5,8 @@
 //
 // x is (N, C, D...) in NCHW order, w is (M, C / group, k...), y is (N, M, O...) in NCHW
 // order, or x and y channels-last (N, D..., C) when `channels_last`; bias is [M]. Shapes are
-// always passed in NCHW order. From NCHW, oneDNN may compute in a blocked layout: the input
+// always passed in NCHW order. 3x3 convolutions may compute by Winograd (onednn_conv.cc).
+// From NCHW, oneDNN may compute in a blocked layout: the input
 // is reordered into it and the result back, both in per-thread scratch memory; channels-last
 // computes in place, without reorders. A constant w is packed
 // once, at the first run, into the layout the primitive prefers; primitives are cached per
@@ -42,6 +43,9 @@ class Conv {
   static bool supports(const WindowGeometry& g) { return g.rank() >= 1 && g.rank() <= 3; }
   Status run(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape, int64_t group,
              const WindowGeometry& g, const float* x, const float* w, const float* bias, float* y) const;
+  // Whether run() with these arguments computes by Winograd (see onednn_conv.cc); for tests.
+  Result<bool> uses_winograd(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape, int64_t group,
+                             const WindowGeometry& g, const float* w) const;
 
  public:
   struct Reorder {
@@ -57,6 +61,7 @@ class Conv {
     bool reorder_x = false, reorder_y = false;
     Reorder x_to_inner, y_to_user, y_to_inner;  // set when the matching reorder_* is
     bool uses_packed_w = false;
+    bool winograd = false;  // computed by Winograd rather than directly
   };
   Result<std::shared_ptr<const Entry>> entry_for(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape,
                                                  int64_t group, const WindowGeometry& g, const float* w) const;
