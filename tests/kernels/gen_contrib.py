@@ -109,6 +109,13 @@ w.bad("skip_layer_norm_bad_gamma", "SkipLayerNormalization", [("input", x), ("sk
 
 
 
+def causal_mask(s, l):
+    """Additive mask of MultiHeadAttention's unidirectional: row i sees keys j <= i + l - s; a
+    finite fill, so a row that sees none weighs every key alike."""
+    i, j = np.arange(s)[:, None], np.arange(l)[None, :]
+    return np.where(j <= i + l - s, 0.0, -1e300)
+
+
 def mha(q, k, v, n, bias=None, attn_bias=None, scale=None):
     q, k, v = (a.astype(np.float64) for a in (q, k, v))
     d, dv = q.shape[2], v.shape[2]
@@ -143,6 +150,19 @@ for name, (b, s, l, n, h, hv), with_bias, ab_shape, scale in [
            [("query", q), ("key", k), ("value", v), ("bias", bias), ("key_padding_mask", None), ("attention_bias", ab)],
            [("output", mha(q, k, v, n, bias, ab, scale).astype(np.float32))], domain="com.microsoft", extra_opsets=MS,
            **attrs)
+# Causal (unidirectional): as GPT-2 (S = L), with a past (S < L), with more queries than keys
+# (the first rows see nothing), and with an attention_bias and a bias as well.
+for name, (b, s, l, n, h), with_bias, ab_shape in [
+        ("gpt2_like", (2, 16, 16, 2, 8), False, None), ("past", (1, 3, 7, 2, 4), False, None),
+        ("more_queries", (1, 6, 4, 1, 4), False, None), ("biased", (2, 5, 5, 2, 4), True, (2, 1, 5, 5))]:
+    q, k, v = rnd(b, s, n * h), rnd(b, l, n * h), rnd(b, l, n * h)
+    bias = rnd(3 * n * h) if with_bias else None
+    ab = rnd(*ab_shape) if ab_shape else None
+    full = causal_mask(s, l) + (ab if ab is not None else 0)
+    w.case(f"mha_causal_{name}", "MultiHeadAttention",
+           [("query", q), ("key", k), ("value", v), ("bias", bias), ("key_padding_mask", None), ("attention_bias", ab)],
+           [("output", mha(q, k, v, n, bias, full).astype(np.float32))], domain="com.microsoft", extra_opsets=MS,
+           num_heads=n, unidirectional=1)
 # Broadcasting as the unfused MatMul/Add would: a batch-1 key/value against a batch-2 query,
 # and a one-row query against a bias with rows.
 q, k, v, ab = rnd(2, 3, 8), rnd(1, 5, 8), rnd(1, 5, 8), rnd(2, 1, 1, 5)

@@ -3,6 +3,9 @@
 // com.microsoft MultiHeadAttention, with constant or computed (dynamic) reshape shapes.
 #include <gtest/gtest.h>
 
+#include <cstdint>
+#include <utility>
+
 #include "pass_test_util.h"
 
 namespace onyx::testing {
@@ -17,6 +20,8 @@ struct AttentionForm {
   int scale = 0;               // 0 Div by 2, 1 Mul by 0.5, 2 none
   bool mask = true;
   bool mask_first = false;     // Add(mask, scores)
+  bool projections = false;    // q, k, v are MatMul + bias Add of one input x
+  bool narrow_value = false;   // with projections: v = Add(x_narrow [.., 1], bias [width])
 };
 
 // The shape [x.dim0, x.dim1, tail...], constant or computed from Shape(x).
@@ -43,7 +48,23 @@ std::string shape_for(PassModel& m, const std::string& x, std::vector<int64_t> t
 
 PassModel attention_model(const AttentionForm& f, std::vector<int64_t> dims = {2, 4}) {
   PassModel m;
-  for (const char* name : {"q", "k", "v"}) m.input(name, {dims[0], dims[1], kWidth});
+  if (!f.projections) {
+    for (const char* name : {"q", "k", "v"}) m.input(name, {dims[0], dims[1], kWidth});
+  } else {
+    m.input("x", {dims[0], dims[1], kWidth});
+    if (f.narrow_value) m.input("x_narrow", {dims[0], dims[1], 1});
+    for (const char* name : {"q", "k", "v"}) {
+      const std::string n = name;
+      m.init_random(n + "_w", {kWidth, kWidth}, 0.3f);
+      m.init_random(n + "_b", {kWidth}, 0.5f);
+      std::string projected = n + "_mm";
+      if (n == "v" && f.narrow_value) projected = "x_narrow";
+      else m.node("MatMul", {"x", n + "_w"}, {projected});
+      // The bias first for k: the Add's operands may come in either order.
+      m.node("Add", n == "k" ? std::vector<std::string>{n + "_b", projected} : std::vector<std::string>{projected, n + "_b"},
+             {n});
+    }
+  }
   if (f.mask) m.input("mask", {dims[0], 1, 1, dims[1]});
   for (const char* name : {"q", "k", "v"}) {
     const std::string n = name;
@@ -121,6 +142,139 @@ TEST(AttentionFusion, ScoresReadElsewhereStay) {
   ir::Model after = load(m);
   ASSERT_TRUE(apply_passes(after, {"attention_fusion"}).ok());
   EXPECT_EQ(histogram(after.graph).count("com.microsoft:MultiHeadAttention"), 0u);
+}
+
+// GPT-2's attention as torch exports it: Q, K, V split from one projection, the scale
+// computed as sqrt(Shape(VT)[-1]), the causal mask sliced out of a constant lower triangle by
+// bounds computed from Shape(QT) and Shape(KH) (KH: another view of K4 read only by Shape),
+// a Where with finfo.min, Softmax, the product with V and the merge.
+struct CausalForm {
+  bool dynamic = true;
+  bool triangle = true;  // false: the mask constant is all true (not causal)
+};
+
+PassModel causal_model(const CausalForm& f) {
+  PassModel m;
+  const std::vector<int64_t> dims = f.dynamic ? std::vector<int64_t>{-1, -1} : std::vector<int64_t>{2, 4};
+  m.input("x", {dims[0], dims[1], 3 * kWidth});
+  m.init_i64("split", {3}, {kWidth, kWidth, kWidth});
+  attr_int(m.node("Split", {"x", "split"}, {"q", "k", "v"}), "axis", 2);
+  for (const char* name : {"q", "k", "v"}) {
+    const std::string n = name;
+    m.node("Reshape", {n, shape_for(m, n, {kHeads, kHead}, f.dynamic, n)}, {n + "4"});
+  }
+  attr_ints(m.node("Transpose", {"q4"}, {"qt"}), "perm", {0, 2, 1, 3});
+  attr_ints(m.node("Transpose", {"k4"}, {"kh"}), "perm", {0, 2, 1, 3});
+  attr_ints(m.node("Transpose", {"k4"}, {"kt"}), "perm", {0, 2, 3, 1});
+  attr_ints(m.node("Transpose", {"v4"}, {"vt"}), "perm", {0, 2, 1, 3});
+  m.node("MatMul", {"qt", "kt"}, {"scores"});
+  m.init_i64("ax0", {1}, {0});
+  m.init_i64("last_start", {1}, {-1});
+  m.init_i64("last_end", {1}, {INT64_MAX});
+  m.init_i64("row_start", {1}, {-2});
+  m.init_i64("row_end", {1}, {-1});
+  // scale: sqrt(Shape(vt)[-1]) as Pow(Cast(Squeeze(Slice(Shape(vt), -1, max))), 0.5)
+  m.node("Shape", {"vt"}, {"vt_shape"});
+  m.node("Slice", {"vt_shape", "last_start", "last_end", "ax0"}, {"v_last"});
+  m.node("Squeeze", {"v_last", "ax0"}, {"v_last_s"});
+  attr_int(m.node("Cast", {"v_last_s"}, {"v_last_f"}), "to", onnx::TensorProto::FLOAT);
+  m.node("Pow", {"v_last_f", m.scalar("half", 0.5f)}, {"root"});
+  m.node("Div", {"scores", "root"}, {"scaled"});
+  // S and L, then rows [L - S, L) and columns [0, L) of the triangle.
+  for (const auto& [t, tag] : {std::pair<std::string, std::string>{"qt", "q_len"}, {"kh", "k_len"}}) {
+    m.node("Shape", {t}, {tag + "_shape"});
+    m.node("Slice", {tag + "_shape", "row_start", "row_end", "ax0"}, {tag + "_sliced"});
+    m.node("Squeeze", {tag + "_sliced", "ax0"}, {tag});
+  }
+  m.node("Sub", {"k_len", "q_len"}, {"past"});
+  m.node("Unsqueeze", {"past", "ax0"}, {"rows_from"});
+  m.node("Unsqueeze", {"k_len", "ax0"}, {"rows_to"});
+  constexpr int64_t n = 6;
+  auto* tri = m.graph->add_initializer();
+  tri->set_name("triangle");
+  tri->set_data_type(onnx::TensorProto::BOOL);
+  for (int64_t d : {int64_t(1), int64_t(1), n, n}) tri->add_dims(d);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) tri->add_int32_data(f.triangle ? j <= i : 1);
+  m.init_i64("ax2", {1}, {2});
+  m.init_i64("ax3", {1}, {3});
+  m.init_i64("one", {1}, {1});
+  m.node("Slice", {"triangle", "rows_from", "rows_to", "ax2", "one"}, {"rows"});
+  m.node("Slice", {"rows", "ax0", "rows_to", "ax3", "one"}, {"causal"});
+  m.node("Where", {"causal", "scaled", m.scalar("fill", -3.4028235e38f)}, {"masked"});
+  attr_int(m.node("Softmax", {"masked"}, {"probs"}), "axis", -1);
+  m.node("MatMul", {"probs", "vt"}, {"ctx"});
+  attr_ints(m.node("Transpose", {"ctx"}, {"ctx_t"}), "perm", {0, 2, 1, 3});
+  m.node("Reshape", {"ctx_t", shape_for(m, "ctx_t", {kWidth}, f.dynamic, "merge")}, {"y"});
+  m.output("y");
+  return m;
+}
+
+TEST(AttentionFusion, Gpt2CausalForm) {
+  for (bool dynamic : {true, false}) {
+    SCOPED_TRACE(dynamic ? "computed shapes" : "constant shapes");
+    CausalForm f;
+    f.dynamic = dynamic;
+    ir::Model after = check_rewrite(causal_model(f), {}, {{"com.microsoft:MultiHeadAttention", 1}, {"Split", 1}}, 1e-4,
+                                    1e-5, 2);
+    for (const ir::Node& node : after.graph.nodes) {
+      if (node.op_type != "MultiHeadAttention") continue;
+      EXPECT_EQ(node.inputs, (std::vector<std::string>{"q", "k", "v"}));
+      ASSERT_NE(node.attribute("unidirectional"), nullptr);
+      EXPECT_EQ(node.attribute("unidirectional")->i, 1);
+      EXPECT_FLOAT_EQ(node.attribute("scale")->f, 0.5f);  // 1 / sqrt(kHead)
+    }
+  }
+}
+
+TEST(AttentionFusion, MaskThatIsNotATriangleStays) {
+  CausalForm f;
+  f.triangle = false;
+  ir::Model after = load(causal_model(f));
+  ASSERT_TRUE(apply_level(after, 2).ok());
+  EXPECT_EQ(histogram(after.graph).count("com.microsoft:MultiHeadAttention"), 0u);
+}
+
+const Hist kFusedWithBias = {{"com.microsoft:MultiHeadAttention", 1}, {"MatMul", 3}};
+
+TEST(AttentionBiasFusion, ProjectionBiasesMoveIntoTheAttention) {
+  for (bool dynamic : {false, true}) {
+    AttentionForm f;
+    f.projections = true;
+    f.dynamic = dynamic;
+    SCOPED_TRACE(dynamic ? "computed shapes" : "constant shapes");
+    ir::Model after = check_rewrite(attention_model(f, dynamic ? std::vector<int64_t>{-1, -1} : std::vector<int64_t>{2, 4}),
+                                    {}, kFusedWithBias, 1e-4, 1e-5, 2);
+    for (const ir::Node& n : after.graph.nodes) {
+      if (n.op_type != "MultiHeadAttention") continue;
+      ASSERT_GE(n.inputs.size(), 6u);
+      EXPECT_EQ(n.inputs[0], "q_mm");
+      EXPECT_EQ(n.inputs[1], "k_mm");
+      EXPECT_EQ(n.inputs[2], "v_mm");
+      EXPECT_EQ(n.inputs[5], "mask");
+      const Tensor* bias = nullptr;
+      for (const auto& [name, t] : after.graph.initializers)
+        if (name == n.inputs[3]) bias = &t;
+      ASSERT_NE(bias, nullptr);
+      EXPECT_EQ(bias->shape(), (Shape{3 * kWidth}));
+    }
+  }
+}
+
+TEST(AttentionBiasFusion, BiasAddThatWidensStays) {
+  AttentionForm f;
+  f.projections = true;
+  f.narrow_value = true;  // v's Add broadcasts [2, 4, 1] to [2, 4, 8]: x_narrow cannot be the value
+  check_rewrite(attention_model(f), {}, {{"com.microsoft:MultiHeadAttention", 1}, {"MatMul", 2}, {"Add", 3}}, 1e-4,
+                1e-5, 2);
+}
+
+TEST(AttentionBiasFusion, BiasedProjectionReadElsewhereStays) {
+  AttentionForm f;
+  f.projections = true;
+  PassModel m = attention_model(f);
+  m.output("k");
+  check_rewrite(m, {}, {{"com.microsoft:MultiHeadAttention", 1}, {"MatMul", 3}, {"Add", 3}}, 1e-4, 1e-5, 2);
 }
 
 }  // namespace

@@ -6,12 +6,16 @@
 //            Batch dims of 1 broadcast, and a one-row query against a bias of S rows gives S
 //            rows, as the unfused MatMul and Add would.
 //   attributes: num_heads N (required, divides D and Dv); scale (default 1/sqrt(D/N));
-//            unidirectional (must be 0); mask_filter_value (unused without a padding mask).
+//            unidirectional (causal: query row s of S sees keys l <= s + L - S of L, as with
+//            a past of L - S keys; a row that sees none weighs every key alike, as a finite
+//            fill like GPT-2's finfo.min would); mask_filter_value (unused without a padding
+//            mask).
 //   output:  [B, S, Dv] (the broadcast B and S): per head h, softmax(Q_h K_h^T * scale + bias_h) V_h, heads side by
 //            side. The present key/value outputs are not produced.
 // float32. Each (batch, head) is one task of parallel_for: K_h is packed transposed, the
 // scores tile computed 4 rows x 32 columns at a time in registers, softmax taken row by row,
 // then P V_h computed the same way straight into the output.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -72,7 +76,10 @@ class MultiHeadAttentionKernel final : public Kernel {
     if (heads_ <= 0) return invalid_model("MultiHeadAttention: num_heads must be positive, got ", heads_);
     has_scale_ = info.has_attr("scale");
     scale_ = info.attr_float("scale", 0.f);
-    if (info.attr_int("unidirectional", 0) != 0) return not_implemented("MultiHeadAttention: unidirectional");
+    const int64_t unidirectional = info.attr_int("unidirectional", 0);
+    if (unidirectional != 0 && unidirectional != 1)
+      return invalid_model("MultiHeadAttention: unidirectional must be 0 or 1, got ", unidirectional);
+    causal_ = unidirectional == 1;
     if (info.has_input(4)) return not_implemented("MultiHeadAttention: key_padding_mask");
     if (info.has_input(6) || info.has_input(7)) return not_implemented("MultiHeadAttention: past key/value");
     for (int k = 1; k < info.num_outputs(); ++k)
@@ -156,7 +163,14 @@ class MultiHeadAttentionKernel final : public Kernel {
               const float* br = ap + b * bstride[0] + n * bstride[1] + s * bstride[2];
               for (int64_t l = 0; l < len; ++l) row[l] += br[l * bstride[3]];
             }
-            vec::softmax_row(row, row, len);
+            // Causal: keys [0, visible) take part, the rest weigh 0 (all alike when none is visible).
+            const int64_t visible = causal_ ? std::clamp(s + len - seq + 1, int64_t(0), len) : len;
+            if (visible == 0) {
+              std::fill(row, row + len, 1.f / float(len));
+              continue;
+            }
+            vec::softmax_row(row, row, visible);
+            std::fill(row + visible, row + len, 0.f);
           }
         }
         const float* vh = vp + batch_of(v, b) * len * dv + n * hv;
@@ -177,6 +191,7 @@ class MultiHeadAttentionKernel final : public Kernel {
  private:
   int64_t heads_ = 0;
   bool has_scale_ = false;
+  bool causal_ = false;
   float scale_ = 0.f;
 };
 
