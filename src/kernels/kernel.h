@@ -89,6 +89,11 @@ class KernelContext {
   Result<Tensor*> allocate_output_uninitialized(int i, DataType dtype, const Shape& shape);
   // Stores a ready value (an aliasing tensor, a sequence, none) as output i.
   void set_output(int i, Value value);
+  // A working tensor for this compute call, from the run's arena, so that the session's
+  // memory_limit_bytes counts it: a request past the limit is a RUNTIME_ERROR instead of an
+  // allocation. Its memory goes back when the returned tensor (and its copies) are dropped.
+  // Kernels whose working memory grows with their inputs' or outputs' sizes take it here.
+  Result<Tensor> allocate_scratch(DataType dtype, const Shape& shape, bool zero_fill = false) const;
 
   // Runs a planned subgraph with these inputs; it reads outer-scope values from this frame.
   Result<std::vector<Value>> run_subgraph(const SubgraphPlan& plan, std::vector<Value> inputs) const;

@@ -180,12 +180,15 @@ void resize_nearest(const std::vector<AxisFilter>& filters, double extrapolation
 
 // Linear / cubic: one separable pass per non-identity axis over a double buffer.
 template <typename T>
-void resize_filtered(const std::vector<AxisFilter>& filters, const std::vector<ResizeAxis>& axes,
-                     double extrapolation_value, const Tensor& x, Tensor& y) {
+Status resize_filtered(const KernelContext& ctx, const std::vector<AxisFilter>& filters,
+                       const std::vector<ResizeAxis>& axes, double extrapolation_value, const Tensor& x, Tensor& y) {
   Shape cur = x.shape();
-  std::vector<double> buf(size_t(x.numel()));
+  // Working copies in double come from the run's arena: for 1-byte types they are 8 times the
+  // size of the tensors, and the session's memory limit must see them.
+  ONYX_ASSIGN_OR_RETURN(Tensor buf_tensor, ctx.allocate_scratch(DataType::kDouble, {x.numel()}));
+  double* buf = buf_tensor.data<double>();
   const T* in = x.data<T>();
-  for (size_t i = 0; i < buf.size(); ++i) buf[i] = double(compute_t<T>(in[i]));
+  for (int64_t i = 0; i < x.numel(); ++i) buf[i] = double(compute_t<T>(in[i]));
   // Shrinking axes first keeps the intermediate buffers small.
   std::vector<size_t> order(cur.size());
   std::iota(order.begin(), order.end(), size_t(0));
@@ -201,7 +204,8 @@ void resize_filtered(const std::vector<AxisFilter>& filters, const std::vector<R
       if (e < d) outer *= cur[e];
       if (e > d) inner *= cur[e];
     }
-    std::vector<double> next(size_t(outer * n_out * inner));
+    ONYX_ASSIGN_OR_RETURN(Tensor next_tensor, ctx.allocate_scratch(DataType::kDouble, {outer * n_out * inner}, true));
+    double* next = next_tensor.data<double>();
     parallel_for(outer * n_out, std::max<int64_t>(1, 4096 / std::max<int64_t>(inner * f.k, 1)),
                  [&](int64_t begin, int64_t end) {
       for (int64_t t = begin; t < end; ++t) {
@@ -219,11 +223,13 @@ void resize_filtered(const std::vector<AxisFilter>& filters, const std::vector<R
         }
       }
     });
-    buf.swap(next);
+    buf_tensor = std::move(next_tensor);  // the previous buffer goes back to the arena
+    buf = next;
     cur[d] = n_out;
   }
   T* out = y.data<T>();
-  for (size_t i = 0; i < buf.size(); ++i) out[i] = to_output<T>(buf[i]);
+  for (int64_t i = 0; i < y.numel(); ++i) out[i] = to_output<T>(buf[i]);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -278,7 +284,8 @@ Result<int64_t> resized_length(int64_t in_len, double scale) {
   return int64_t(len);
 }
 
-Status resize_tensor(const ResizeAttrs& attrs, const std::vector<ResizeAxis>& axes, const Tensor& x, Tensor& y) {
+Status resize_tensor(const KernelContext& ctx, const ResizeAttrs& attrs, const std::vector<ResizeAxis>& axes,
+                     const Tensor& x, Tensor& y) {
   if (axes.size() != size_t(x.rank())) return invalid_argument("resize needs one entry per input dim");
   for (const ResizeAxis& ax : axes)
     if (ax.in_len == 0 && ax.out_len > 0) return invalid_argument("cannot resize an empty dim to ", ax.out_len);
@@ -292,8 +299,7 @@ Status resize_tensor(const ResizeAttrs& attrs, const std::vector<ResizeAxis>& ax
     });
   }
   return dispatch<ONYX_NUMERIC_TYPES>(x.dtype(), [&]<typename T>() -> Status {
-    resize_filtered<T>(filters, axes, attrs.extrapolation_value, x, y);
-    return Status::Ok();
+    return resize_filtered<T>(ctx, filters, axes, attrs.extrapolation_value, x, y);
   });
 }
 

@@ -58,6 +58,7 @@ Result<int64_t> resized_length(int64_t in_len, double scale);
 
 // Resamples x into y, whose shape is the out_len of every axis (one entry per dim of x).
 // Nearest works for every dtype; linear and cubic for numeric dtypes.
-Status resize_tensor(const ResizeAttrs& attrs, const std::vector<ResizeAxis>& axes, const Tensor& x, Tensor& y);
+Status resize_tensor(const KernelContext& ctx, const ResizeAttrs& attrs, const std::vector<ResizeAxis>& axes,
+                     const Tensor& x, Tensor& y);
 
 }  // namespace onyx

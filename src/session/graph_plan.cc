@@ -382,6 +382,10 @@ Result<Tensor*> KernelContext::allocate_output_filled(int i, DataType dtype, con
   return &slot->tensor();
 }
 
+Result<Tensor> KernelContext::allocate_scratch(DataType dtype, const Shape& shape, bool zero_fill) const {
+  return Tensor::create(dtype, shape, frame_ ? frame_->arena : nullptr, zero_fill);
+}
+
 void KernelContext::set_output(int i, Value value) {
   if (i >= 0 && i < num_outputs() && outputs_[size_t(i)]) *outputs_[size_t(i)] = std::move(value);
 }

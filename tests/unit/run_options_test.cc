@@ -128,6 +128,37 @@ TEST(RunOptions, MemoryLimitFailsARunAndKeepsTheSessionUsable) {
   EXPECT_TRUE(small.ok()) << small.status().to_string();
 }
 
+// Working memory a kernel takes beyond its outputs counts too: an int8 cubic Resize works in
+// double, 8 bytes per element, so a 256 KiB output needs about 2 MiB of scratch.
+TEST(RunOptions, MemoryLimitCountsKernelScratch) {
+  ModelBuilder mb;
+  mb.input("x", {1, 1, 4, 4}, onnx::TensorProto::INT8).output("y", {-1, -1, -1, -1}, onnx::TensorProto::INT8);
+  mb.initializer("scales", {4}, {1.f, 1.f, 128.f, 128.f});
+  auto* resize = mb.node("Resize", {"x", "", "scales"}, {"y"});
+  auto* mode = resize->add_attribute();
+  mode->set_name("mode");
+  mode->set_type(onnx::AttributeProto::STRING);
+  mode->set_s("cubic");
+  const std::string bytes = mb.bytes();
+  Tensor x(DataType::kInt8, {1, 1, 4, 4});
+  for (int i = 0; i < 16; ++i) x.data<int8_t>()[i] = int8_t(i * 7 - 50);
+  SessionOptions so;
+  so.graph_optimization_level = 0;
+  so.memory_limit_bytes = 1 << 20;  // the 256 KiB output fits; its double working copy does not
+  auto limited = Session::load_bytes(bytes.data(), bytes.size(), so);
+  ASSERT_TRUE(limited.ok()) << limited.status().to_string();
+  auto r = (*limited)->run({{"x", Value(x)}});
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().code(), StatusCode::kRuntimeError);
+  EXPECT_NE(r.status().to_string().find("memory limit of 1048576 bytes"), std::string::npos) << r.status().to_string();
+  so.memory_limit_bytes = 8 << 20;  // room for both: the same run passes
+  auto roomy = Session::load_bytes(bytes.data(), bytes.size(), so);
+  ASSERT_TRUE(roomy.ok()) << roomy.status().to_string();
+  auto ok = (*roomy)->run({{"x", Value(x)}});
+  ASSERT_TRUE(ok.ok()) << ok.status().to_string();
+  EXPECT_EQ((*ok)[0].tensor().shape(), (Shape{1, 1, 512, 512}));
+}
+
 // a = Relu(x); b = Reshape(x, [7]) fails for x of 4 elements.
 TEST(RunOptions, OnlyExecutePathToFetchesSkipsNodesOtherOutputsNeed) {
   ModelBuilder mb;

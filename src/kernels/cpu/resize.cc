@@ -80,7 +80,7 @@ class ResizeKernel final : public Kernel {
     Shape out_shape;
     for (const ResizeAxis& a : ax) out_shape.push_back(a.out_len);
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), out_shape));
-    return resize_tensor(attrs_, ax, x, *y);
+    return resize_tensor(ctx, attrs_, ax, x, *y);
   }
 
  private:

@@ -41,7 +41,7 @@ class UpsampleKernel final : public Kernel {
       out_shape.push_back(a.out_len);
     }
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), out_shape));
-    return resize_tensor(attrs_, ax, x, *y);
+    return resize_tensor(ctx, attrs_, ax, x, *y);
   }
 
  private:
