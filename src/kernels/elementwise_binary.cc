@@ -32,7 +32,8 @@ Status BinaryBroadcast::resolve(const Shape& a, const Shape& b, Shape& out, Shap
   const int64_t rank_b = int64_t(b.size());
   int64_t axis = has_axis_ ? axis_ : rank_a - rank_b;
   if (has_axis_ && axis < 0) axis += rank_a;
-  if (rank_b > rank_a || axis < 0 || axis + rank_b > rank_a)
+  // axis comes from the model and may be anything: compare without forming axis + rank_b.
+  if (rank_b > rank_a || axis < 0 || axis > rank_a - rank_b)
     return invalid_argument("cannot broadcast ", shape_to_string(b), " onto ", shape_to_string(a),
                             " at axis ", has_axis_ ? axis_ : axis);
   b_view.assign(size_t(rank_a), 1);
