@@ -19,7 +19,7 @@ Status infer_concat(InferenceContext& ctx) {
     if (rank >= 0 && r != rank) return invalid_model("Concat: inputs of rank ", rank, " and ", r);
     rank = r;
   }
-  if (rank < 0) {
+  if (rank < 0 || rank > kMaxStaticRank) {  // unknown_dims(rank) would have no dims to fill
     ctx.set_output(0, elem, {});
     return Status::Ok();
   }
@@ -42,8 +42,7 @@ Status infer_concat(InferenceContext& ctx) {
       out.dims[d] = dim_merge(a, b);
     }
     const Dim& c = s.dims[size_t(axis)];
-    if (c.value) sum += *c.value;
-    else sum_known = false;
+    if (!c.value || __builtin_add_overflow(sum, *c.value, &sum)) sum_known = false;  // dims may be up to 2^62 each
   }
   if (sum_known) out.dims[size_t(axis)] = known_dim(sum);
   else if (shapes.size() == 1) out.dims[size_t(axis)] = shapes[0].dims[size_t(axis)];

@@ -5,8 +5,6 @@
 namespace onyx::ops {
 namespace {
 
-int64_t ceil_div(int64_t a, int64_t b) { return a >= 0 ? (a + b - 1) / b : -((-a) / b); }
-
 // Attribute value i of a per-dim list, or `fallback` when the list is absent.
 int64_t at_or(const std::vector<int64_t>& v, size_t i, int64_t fallback) { return i < v.size() ? v[i] : fallback; }
 
@@ -43,7 +41,7 @@ std::optional<int64_t> forward_out_dim(const WindowParams& p, size_t d, size_t r
   if (!in || !kernel || !lengths_fit(p, r)) return std::nullopt;
   const int64_t s = at_or(p.strides, d, 1), dil = at_or(p.dilations, d, 1);
   if (s < 1 || dil < 1 || *kernel < 1 || *in < 0) return std::nullopt;
-  if (p.auto_pad == "SAME_UPPER" || p.auto_pad == "SAME_LOWER") return ceil_div(*in, s);
+  if (p.auto_pad == "SAME_UPPER" || p.auto_pad == "SAME_LOWER") return int64_t((__int128(*in) + s - 1) / s);
   int64_t pad_begin = 0, pad_end = 0;
   if (p.auto_pad == "NOTSET") {
     pad_begin = at_or(p.pads, d, 0);
@@ -51,21 +49,24 @@ std::optional<int64_t> forward_out_dim(const WindowParams& p, size_t d, size_t r
   } else if (p.auto_pad != "VALID") {
     return std::nullopt;
   }
-  const int64_t span = *in + pad_begin + pad_end - ((*kernel - 1) * dil + 1);
+  // Hostile attributes may be near INT64_MAX: the arithmetic is in 128 bits, and a length
+  // outside [0, 2^62] is left unknown (the kernel rejects such attributes at run).
+  const __int128 span = __int128(*in) + pad_begin + pad_end - (__int128(*kernel - 1) * dil + 1);
   if (span < 0) return std::nullopt;  // the kernel rejects it at run
+  __int128 out = span / s + 1;
   if (p.ceil_mode && p.auto_pad == "NOTSET") {
-    int64_t out = ceil_div(span, s) + 1;
-    if ((out - 1) * s >= *in + pad_begin) --out;
-    return out;
+    out = (span + s - 1) / s + 1;
+    if ((out - 1) * s >= __int128(*in) + pad_begin) --out;
   }
-  return span / s + 1;
+  if (out > (__int128(1) << 62)) return std::nullopt;
+  return int64_t(out);
 }
 
 Status infer_conv_like(InferenceContext& ctx, int x_index, int w_index, DataType elem) {
   const SymbolicShape x = ctx.input_shape(x_index), w = ctx.input_shape(w_index);
   const WindowParams p = read_window_params(ctx);
   const int64_t r = spatial_rank(x, w, p);
-  if (r < 0) {
+  if (r < 0 || r > kMaxStaticRank - 2) {  // unknown_dims(r + 2) would have no dims to fill
     ctx.set_output(0, elem, {});
     return Status::Ok();
   }
@@ -87,7 +88,7 @@ SymbolicShape pool_output_shape(const InferenceContext& ctx) {
   const SymbolicShape x = ctx.input_shape(0);
   const WindowParams p = read_window_params(ctx);
   const int64_t r = spatial_rank(x, {}, p);
-  if (r < 0) return {};
+  if (r < 0 || r > kMaxStaticRank - 2) return {};  // unknown_dims(r + 2) would have no dims to fill
   SymbolicShape out = unknown_dims(r + 2);
   if (x.has_rank) {
     out.dims[0] = x.dims[0];

@@ -3,6 +3,8 @@
 // stride * (D - 1) + output_padding + dilated kernel - pads otherwise (as the kernel computes).
 #include "ops/conv_pool_shape.h"
 
+#include <algorithm>
+
 namespace onyx::ops {
 namespace {
 
@@ -14,14 +16,19 @@ std::optional<int64_t> transpose_out_dim(const WindowParams& p, const std::vecto
     return output_shape[output_shape.size() - r + d];
   }
   if (!in || !kernel || (!p.strides.empty() && p.strides.size() != r)) return std::nullopt;
-  const int64_t s = p.strides.empty() ? 1 : p.strides[d];
-  if (p.auto_pad == "SAME_UPPER" || p.auto_pad == "SAME_LOWER") return *in * s;
-  const int64_t dil = p.dilations.size() == r ? p.dilations[d] : 1;
-  const int64_t op = output_padding.size() == r ? output_padding[d] : 0;
-  int64_t pads = 0;
-  if (p.auto_pad == "NOTSET" && p.pads.size() == 2 * r) pads = p.pads[d] + p.pads[d + r];
-  const int64_t out = s * std::max<int64_t>(*in - 1, 0) + op + (*kernel - 1) * dil + 1 - pads;
-  return out >= 0 ? std::optional(out) : std::nullopt;
+  // Hostile attributes may be near INT64_MAX: the arithmetic is in 128 bits (every term is
+  // an int64, so no product or sum of these overflows it), and a length outside [0, 2^62] is
+  // left unknown.
+  const __int128 s = p.strides.empty() ? 1 : p.strides[d];
+  const __int128 dil = p.dilations.size() == r ? p.dilations[d] : 1;
+  const __int128 op = output_padding.size() == r ? output_padding[d] : 0;
+  __int128 pads = 0;
+  if (p.auto_pad == "NOTSET" && p.pads.size() == 2 * r) pads = __int128(p.pads[d]) + p.pads[d + r];
+  __int128 out = 0;
+  if (p.auto_pad == "SAME_UPPER" || p.auto_pad == "SAME_LOWER") out = *in * s;
+  else out = s * std::max<int64_t>(*in - 1, 0) + op + (__int128(*kernel) - 1) * dil + 1 - pads;
+  if (out < 0 || out > (__int128(1) << 62)) return std::nullopt;
+  return int64_t(out);
 }
 
 Status infer_conv_transpose(InferenceContext& ctx) {
@@ -29,7 +36,7 @@ Status infer_conv_transpose(InferenceContext& ctx) {
   const SymbolicShape x = ctx.input_shape(0), w = ctx.input_shape(1);
   const WindowParams p = read_window_params(ctx);
   const int64_t r = spatial_rank(x, w, p);
-  if (r < 0) {
+  if (r < 0 || r > kMaxStaticRank - 2) {  // unknown_dims(r + 2) would have no dims to fill
     ctx.set_output(0, elem, {});
     return Status::Ok();
   }
@@ -38,7 +45,10 @@ Status infer_conv_transpose(InferenceContext& ctx) {
   SymbolicShape out = unknown_dims(r + 2);
   if (x.has_rank) out.dims[0] = x.dims[0];
   const int64_t group = ctx.attr_int("group", 1);
-  if (w.has_rank && w.dims.size() >= 2 && w.dims[1].value && group >= 1) out.dims[1].value = *w.dims[1].value * group;
+  int64_t channels = 0;
+  if (w.has_rank && w.dims.size() >= 2 && w.dims[1].value && group >= 1 &&
+      !__builtin_mul_overflow(*w.dims[1].value, group, &channels))
+    out.dims[1].value = channels;
   for (size_t d = 0; d < size_t(r); ++d) {
     std::optional<int64_t> in, k;
     if (x.has_rank) in = x.dims[d + 2].value;

@@ -121,6 +121,10 @@ Status infer_einsum(InferenceContext& ctx) {
       return b.take_status();
     }
     ell = std::move(b).value();
+    if (!ell.has_rank) {  // ellipsis ranks past kMaxStaticRank
+      ctx.set_output(0, elem, {});
+      return Status::Ok();
+    }
   }
   SymbolicShape shape;
   shape.has_rank = true;

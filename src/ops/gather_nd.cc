@@ -18,7 +18,7 @@ Status infer_gather_nd(InferenceContext& ctx) {
   const int64_t r = int64_t(data.dims.size());
   const int64_t b = ctx.attr_int("batch_dims", 0);
   const int64_t k = *indices.dims.back().value;
-  if (b < 0 || k < 0 || b + k > r || b >= int64_t(indices.dims.size()))
+  if (b < 0 || k < 0 || b > r - k || b >= int64_t(indices.dims.size()))  // b + k > r, without overflow
     return invalid_model("GatherND: indices of last dim ", k, " and batch_dims ", b, " do not fit data of rank ", r);
   SymbolicShape out = unknown_dims(0);
   out.dims.assign(indices.dims.begin(), indices.dims.end() - 1);

@@ -9,7 +9,7 @@ Status infer_grid_sample(InferenceContext& ctx) {
   int64_t rank = -1;
   if (grid.has_rank && grid.dims.size() >= 2) rank = int64_t(grid.dims.size());
   else if (x.has_rank && x.dims.size() >= 2) rank = int64_t(x.dims.size());
-  if (rank < 0) {
+  if (rank < 0 || rank > kMaxStaticRank) {  // unknown_dims(rank) would have no dims to fill
     ctx.set_output(0, elem, {});
     return Status::Ok();
   }

@@ -17,6 +17,7 @@ Result<SymbolicShape> matmul_output_shape(const SymbolicShape& a, const Symbolic
   auto batch = broadcast_symbolic({a_batch, b_batch});
   if (!batch.ok()) return batch.take_status();
   SymbolicShape out = std::move(batch).value();
+  if (!out.has_rank) return SymbolicShape{};  // batch ranks past kMaxStaticRank
   if (!a_vec) out.dims.push_back(a.dims[a.dims.size() - 2]);
   if (!b_vec) out.dims.push_back(b.dims.back());
   return out;

@@ -33,12 +33,15 @@ Status infer_max_unpool(InferenceContext& ctx) {
   for (size_t d = 0; d < r; ++d) {
     Dim& o = out.dims[d + 2];
     const int64_t s = strides.empty() ? 1 : strides[d];
-    const int64_t p = pads.empty() ? 0 : pads[d] + pads[d + r];
+    // Hostile kernel_shape and pads may be near INT64_MAX: summed in 128 bits, and a length
+    // outside [0, 2^62] is left unknown (the kernel rejects it at run).
+    const __int128 p = pads.empty() ? 0 : __int128(pads[d]) + pads[d + r];
     if (!o.value || *o.value < 1 || s < 1 || s > (int64_t(1) << 30) || *o.value > (int64_t(1) << 30)) {
       o = Dim{};
       continue;
     }
-    o = known_dim((*o.value - 1) * s + kernel[d] - p);
+    const __int128 len = __int128(*o.value - 1) * s + kernel[d] - p;
+    o = len >= 0 && len <= (__int128(1) << 62) ? known_dim(int64_t(len)) : Dim{};
   }
   ctx.set_output(0, elem, std::move(out));
   return Status::Ok();

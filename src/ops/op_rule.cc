@@ -11,7 +11,14 @@ DataType InferenceContext::input_elem_type(int i) const {
 
 SymbolicShape InferenceContext::input_shape(int i) const {
   const ir::TypeInfo* t = input_type(i);
-  if (t && t->kind == ir::TypeInfo::Kind::kTensor) return t->shape;
+  if (t && t->kind == ir::TypeInfo::Kind::kTensor) {
+    // Declared dims (graph inputs, value_info) are not checked at load: one outside [0, 2^62]
+    // is no real tensor's and reads as unknown, so that rules may rely on 0 <= dim <= 2^62.
+    SymbolicShape s = t->shape;
+    for (Dim& d : s.dims)
+      if (d.value && (*d.value < 0 || *d.value > (int64_t(1) << 62))) d.value.reset();
+    return s;
+  }
   if (const Tensor* c = constant_input(i)) return known_shape(c->shape());
   return {};
 }
@@ -93,6 +100,8 @@ Result<SymbolicShape> broadcast_symbolic(const std::vector<SymbolicShape>& shape
     if (!s.has_rank) return SymbolicShape{};
     rank = std::max(rank, s.dims.size());
   }
+  // unknown_dims gives no dims past kMaxStaticRank: say nothing rather than index past them.
+  if (rank > size_t(kMaxStaticRank)) return SymbolicShape{};
   SymbolicShape out = unknown_dims(int64_t(rank));
   for (size_t d = 0; d < rank; ++d) {
     // Gather this dim from every input (missing leading dims are 1).

@@ -33,7 +33,8 @@ class InferenceContext {
   const ir::TypeInfo* input_type(int i) const { return i < num_inputs() ? input_types_[size_t(i)] : nullptr; }
   // Element type of tensor input i, or kUndefined.
   DataType input_elem_type(int i) const;
-  // Shape of tensor input i; has_rank=false when unknown.
+  // Shape of tensor input i; has_rank=false when unknown. A known dim is in [0, 2^62]: a
+  // declared one outside that range is read as unknown.
   SymbolicShape input_shape(int i) const;
   // The value of input i when known at load (an initializer or a Constant's output); else null.
   const Tensor* constant_input(int i) const {

@@ -41,7 +41,8 @@ Status infer_pad(InferenceContext& ctx) {
     if (given->size() != 2 * k) return invalid_model("Pad: pads has ", given->size(), " entries, expected ", 2 * k);
     for (size_t i = 0; i < k; ++i) {
       Dim& d = out.dims[size_t((*axes)[i])];
-      d = dim_plus(d, (*given)[i] + (*given)[i + k]);
+      int64_t total = 0;  // pads at both ends; hostile values may overflow
+      d = __builtin_add_overflow((*given)[i], (*given)[i + k], &total) ? Dim{} : dim_plus(d, total);
       if (d.value && *d.value < 0) return invalid_model("Pad: pads shrink dim ", (*axes)[i], " below zero");
     }
   }

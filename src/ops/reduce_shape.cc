@@ -27,8 +27,8 @@ std::optional<std::vector<int64_t>> known_axes(InferenceContext& ctx, int axes_i
 SymbolicShape shape_with_unknown_axes(InferenceContext& ctx, const SymbolicShape& in, bool keepdims) {
   if (!in.has_rank) return {};
   if (keepdims) {
-    SymbolicShape out = unknown_dims(int64_t(in.dims.size()));
-    for (size_t d = 0; d < in.dims.size(); ++d)
+    SymbolicShape out = unknown_dims(int64_t(in.dims.size()));  // no dims past kMaxStaticRank
+    for (size_t d = 0; d < out.dims.size(); ++d)
       if (in.dims[d].value == 1) out.dims[d].value = 1;
     return out;
   }

@@ -64,6 +64,10 @@ Status infer_reshape(InferenceContext& ctx) {
   }
   const bool allowzero = ctx.opset() >= 14 && ctx.attr_int("allowzero", 0) != 0;
   const SymbolicShape in = ctx.input_shape(0);
+  if (spec->size() > size_t(kMaxStaticRank)) {  // unknown_dims would have no dims to fill
+    ctx.set_output(0, elem, {});
+    return Status::Ok();
+  }
   SymbolicShape out = unknown_dims(int64_t(spec->size()));
   int64_t infer_at = -1;
   for (size_t i = 0; i < spec->size(); ++i) {

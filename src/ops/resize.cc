@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "ops/op_rule.h"
+#include "ops/shape_rule_util.h"
 
 namespace onyx::ops {
 namespace {
@@ -72,7 +73,7 @@ Status infer_resize(InferenceContext& ctx) {
       if (!known || !(scale > 0) || !std::isfinite(scale)) {
         unknown_axes();
       } else {
-        for (int64_t a : axes) out.dims[size_t(a)] = Dim{int64_t(std::floor(scale * double(*x.dims[size_t(a)].value) + 0.5)), ""};
+        for (int64_t a : axes) out.dims[size_t(a)] = dim_from_double(std::floor(scale * double(*x.dims[size_t(a)].value) + 0.5));
       }
     }
   } else if (scales && !sizes_maybe && size_t(scales->numel()) == k && scales->rank() == 1) {
@@ -80,7 +81,7 @@ Status infer_resize(InferenceContext& ctx) {
       const double s = scales->get_double(int64_t(i));
       Dim& d = out.dims[size_t(axes[i])];
       if (s == 1.0) continue;  // floor(in * 1) = in, symbols included
-      d = d.value && s > 0 && std::isfinite(s) ? Dim{int64_t(std::floor(double(*d.value) * s)), ""} : Dim{};
+      d = d.value && s > 0 && std::isfinite(s) ? dim_from_double(std::floor(double(*d.value) * s)) : Dim{};
     }
   } else {
     unknown_axes();

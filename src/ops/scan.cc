@@ -22,8 +22,9 @@ Status infer_scan(InferenceContext& ctx) {
   const int64_t m = ctx.attr_int("num_scan_inputs", 0);
   const bool legacy = ctx.opset() < 9;
   const int first = legacy ? 1 : 0;  // opset 8's sequence_lens comes first
+  if (m < 1) return Status::Ok();  // the kernel rejects it (checked first: INT64_MIN would overflow n)
   const int64_t n = ctx.num_inputs() - first - m;
-  if (m < 1 || n < 0) return Status::Ok();  // the kernel rejects it
+  if (n < 0) return Status::Ok();  // the kernel rejects it
 
   Dim batch, len;
   const SymbolicShape scan0 = ctx.input_shape(first + int(n));

@@ -38,6 +38,11 @@ bool normalize_axes(std::vector<int64_t>& axes, int64_t rank) {
 
 Dim known_dim(int64_t v) { return Dim{v, ""}; }
 
+Dim dim_from_double(double v) {
+  if (!(v >= 0 && v <= double(int64_t(1) << 62))) return Dim{};
+  return known_dim(int64_t(v));
+}
+
 bool dim_is(const Dim& d, int64_t v) { return d.value && *d.value == v; }
 
 Dim dim_product(const std::vector<Dim>& dims, size_t begin, size_t end) {
@@ -61,7 +66,8 @@ Dim dim_product(const std::vector<Dim>& dims, size_t begin, size_t end) {
 Dim dim_times(const Dim& d, int64_t factor) {
   if (factor == 1) return d;
   if (factor == 0) return known_dim(0);
-  if (d.value && (*d.value == 0 || std::abs(*d.value) <= INT64_MAX / std::abs(factor))) return known_dim(*d.value * factor);
+  int64_t product = 0;
+  if (d.value && !__builtin_mul_overflow(*d.value, factor, &product)) return known_dim(product);
   return Dim{};
 }
 
@@ -73,7 +79,8 @@ Dim dim_divided(const Dim& d, int64_t divisor) {
 
 Dim dim_plus(const Dim& d, int64_t add) {
   if (add == 0) return d;
-  if (d.value) return known_dim(*d.value + add);
+  int64_t sum = 0;
+  if (d.value && !__builtin_add_overflow(*d.value, add, &sum)) return known_dim(sum);
   return Dim{};
 }
 

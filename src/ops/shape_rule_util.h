@@ -24,6 +24,9 @@ bool normalize_axis(int64_t& axis, int64_t rank);
 bool normalize_axes(std::vector<int64_t>& axes, int64_t rank);
 
 Dim known_dim(int64_t v);
+// A dim computed in floating point (a resize length): known when v is finite and in
+// [0, 2^62], unknown otherwise, so that no out-of-range double is ever cast to int64.
+Dim dim_from_double(double v);
 // True when the dim is known to be exactly v.
 bool dim_is(const Dim& d, int64_t v);
 
@@ -32,7 +35,8 @@ bool dim_is(const Dim& d, int64_t v);
 Dim dim_product(const std::vector<Dim>& dims, size_t begin, size_t end);
 
 // d * factor, d / divisor (only when it divides evenly), d + add: a value when d is known,
-// d itself when the operation is the identity, unknown otherwise.
+// d itself when the operation is the identity, unknown otherwise (and unknown when the
+// result would overflow int64).
 Dim dim_times(const Dim& d, int64_t factor);
 Dim dim_divided(const Dim& d, int64_t divisor);
 Dim dim_plus(const Dim& d, int64_t add);

@@ -9,7 +9,10 @@ Status infer_tf_idf_vectorizer(InferenceContext& ctx) {
   const SymbolicShape x = ctx.input_shape(0);
   Dim width;
   const std::vector<int64_t> indexes = ctx.attr_ints("ngram_indexes");
-  if (!indexes.empty()) width.value = *std::max_element(indexes.begin(), indexes.end()) + 1;
+  if (!indexes.empty()) {
+    const int64_t top = *std::max_element(indexes.begin(), indexes.end());
+    if (top < INT64_MAX) width.value = top + 1;  // a hostile INT64_MAX leaves the width unknown
+  }
   SymbolicShape out;
   if (x.has_rank && x.dims.size() == 1) out = SymbolicShape{true, {width}};
   else if (x.has_rank && x.dims.size() == 2) out = SymbolicShape{true, {x.dims[0], width}};

@@ -23,6 +23,10 @@ Status infer_unsqueeze(InferenceContext& ctx) {
     return Status::Ok();
   }
   const int64_t rank = int64_t(in.dims.size() + axes->size());
+  if (rank > kMaxStaticRank) {  // unknown_dims(rank) would have no dims to fill
+    ctx.set_output(0, elem, {});
+    return Status::Ok();
+  }
   if (!normalize_axes(*axes, rank)) return invalid_model("Unsqueeze: axes out of range or repeated for output rank ", rank);
   std::vector<bool> inserted(size_t(rank), false);
   for (int64_t a : *axes) inserted[size_t(a)] = true;

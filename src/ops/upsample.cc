@@ -3,6 +3,7 @@
 #include <cmath>
 
 #include "ops/op_rule.h"
+#include "ops/shape_rule_util.h"
 
 namespace onyx::ops {
 namespace {
@@ -33,7 +34,7 @@ Status infer_upsample(InferenceContext& ctx) {
     const double s = scales[d];
     if (s == 1.0) continue;
     Dim& dim = out.dims[d];
-    dim = dim.value && s > 0 && std::isfinite(s) ? Dim{int64_t(std::floor(double(*dim.value) * s)), ""} : Dim{};
+    dim = dim.value && s > 0 && std::isfinite(s) ? dim_from_double(std::floor(double(*dim.value) * s)) : Dim{};
   }
   ctx.set_output(0, elem, std::move(out));
   return Status::Ok();

@@ -34,6 +34,156 @@ ModelBuilder identity_model() {
   return b;
 }
 
+// Adds an INTS attribute to node n.
+void set_ints(onnx::NodeProto* n, const std::string& name, std::vector<int64_t> values) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t v : values) a->add_ints(v);
+}
+
+// Loads the model and, when it loads, runs it on zeros: the run must fail with a clear error
+// (or, with may_run, may succeed).
+// Under the sanitizer build this also proves that neither shape inference at load nor the
+// kernel at run computes with the hostile values in a way that overflows.
+void expect_load_or_run_error(const ModelBuilder& b, const std::vector<std::pair<std::string, Shape>>& inputs,
+                              bool may_run = false) {
+  const std::string bytes = b.bytes();
+  auto s = Session::load_bytes(bytes.data(), bytes.size());
+  if (!s.ok()) {
+    EXPECT_FALSE(s.status().to_string().empty());
+    return;
+  }
+  std::vector<std::pair<std::string, Value>> feeds;
+  for (const auto& [name, shape] : inputs) feeds.emplace_back(name, Value(Tensor(DataType::kFloat, shape)));
+  auto r = (*s)->run(feeds);
+  if (may_run && r.ok()) return;  // a legal model whose hostility was only to the static rules
+  ASSERT_FALSE(r.ok()) << "a run with hostile attribute values succeeded";
+  EXPECT_FALSE(r.status().to_string().empty());
+}
+
+TEST(HostileModel, WindowAttributesNearInt64Max) {
+  constexpr int64_t kMax = INT64_MAX;
+  {  // Conv pads: in + pad_begin + pad_end overflows int64
+    ModelBuilder b;
+    b.input("x", {1, 1, 4, 4}).output("y", {-1, -1, -1, -1});
+    b.initializer("w", {1, 1, 3, 3}, std::vector<float>(9, 1.f));
+    set_ints(b.node("Conv", {"x", "w"}, {"y"}), "pads", {kMax, kMax, kMax, kMax});
+    expect_load_or_run_error(b, {{"x", {1, 1, 4, 4}}});
+  }
+  {  // ConvTranspose strides and output_padding: stride * (in - 1) + output_padding overflows
+    ModelBuilder b;
+    b.input("x", {1, 1, 4, 4}).output("y", {-1, -1, -1, -1});
+    b.initializer("w", {1, 1, 3, 3}, std::vector<float>(9, 1.f));
+    auto* n = b.node("ConvTranspose", {"x", "w"}, {"y"});
+    set_ints(n, "strides", {kMax, kMax});
+    set_ints(n, "output_padding", {kMax - 1, kMax - 1});
+    expect_load_or_run_error(b, {{"x", {1, 1, 4, 4}}});
+  }
+  {  // MaxPool dilations: (kernel - 1) * dilation overflows
+    ModelBuilder b;
+    b.input("x", {1, 1, 4, 4}).output("y", {-1, -1, -1, -1});
+    auto* n = b.node("MaxPool", {"x"}, {"y"});
+    set_ints(n, "kernel_shape", {3, 3});
+    set_ints(n, "dilations", {kMax, kMax});
+    expect_load_or_run_error(b, {{"x", {1, 1, 4, 4}}});
+  }
+  {  // AveragePool SAME_UPPER with a huge stride: ceil(in / stride) computed as in + stride - 1
+    ModelBuilder b;
+    b.input("x", {1, 1, 4, 4}).output("y", {-1, -1, -1, -1});
+    auto* n = b.node("AveragePool", {"x"}, {"y"});
+    set_ints(n, "kernel_shape", {2, 2});
+    set_ints(n, "strides", {kMax, kMax});
+    auto* pad = n->add_attribute();
+    pad->set_name("auto_pad");
+    pad->set_type(onnx::AttributeProto::STRING);
+    pad->set_s("SAME_UPPER");
+    expect_load_or_run_error(b, {{"x", {1, 1, 4, 4}}});
+  }
+}
+
+TEST(HostileModel, ConstantPadsAndScalesNearTheLimits) {
+  {  // Pad with constant pads of INT64_MAX at both ends: their sum overflows int64
+    ModelBuilder b;
+    b.input("x", {2, 2}).output("y", {-1, -1});
+    auto* pads = b.graph->add_initializer();
+    pads->set_name("pads");
+    pads->set_data_type(onnx::TensorProto::INT64);
+    pads->add_dims(4);
+    for (int i = 0; i < 4; ++i) pads->add_int64_data(INT64_MAX);
+    b.node("Pad", {"x", "pads"}, {"y"});
+    expect_load_or_run_error(b, {{"x", {2, 2}}});
+  }
+  {  // Resize by a finite scale of 1e30: floor(in * scale) is far past int64
+    ModelBuilder b;
+    b.input("x", {1, 1, 2, 2}).output("y", {-1, -1, -1, -1});
+    b.initializer("scales", {4}, {1.f, 1.f, 1e30f, 1e30f});
+    b.node("Resize", {"x", "", "scales"}, {"y"});
+    expect_load_or_run_error(b, {{"x", {1, 1, 2, 2}}});
+  }
+}
+
+TEST(HostileModel, RanksPastTheStaticLimitAndDeclaredDimsOutOfRange) {
+  // Static rules keep ranks above 1,024 unknown; rules that filled such shapes dim by dim
+  // wrote past an empty vector at load. Declared (not checked) input dims outside
+  // [0, 2^62] must not reach the rules' arithmetic either.
+  {
+    ModelBuilder b;
+    b.input("x", std::vector<int64_t>(1025, 1)).input("z", {1}).output("y", {});
+    b.node("Add", {"x", "z"}, {"y"});
+    const std::string bytes = b.bytes();
+    auto s = Session::load_bytes(bytes.data(), bytes.size());
+    if (s.ok()) {
+      auto r = (*s)->run({{"x", Value(Tensor(DataType::kFloat, Shape(1025, 1)))}, {"z", Value(Tensor(DataType::kFloat, {1}))}});
+      EXPECT_FALSE(r.ok() && (*r)[0].tensor().rank() != 1025) << "a rank-1025 sum must keep its rank";
+    }
+  }
+  {
+    ModelBuilder b;
+    b.input("x", {2}).output("y", {});
+    auto* shape = b.graph->add_initializer();
+    shape->set_name("shape");
+    shape->set_data_type(onnx::TensorProto::INT64);
+    shape->add_dims(1025);
+    for (int i = 0; i < 1025; ++i) shape->add_int64_data(i == 0 ? 2 : 1);
+    b.node("Reshape", {"x", "shape"}, {"y"});
+    expect_load_or_run_error(b, {{"x", {2}}}, /*may_run=*/true);
+  }
+  {  // Concat of four axis dims of 2^62 declared on the inputs: their sum overflows int64
+    ModelBuilder b;
+    for (const char* name : {"a", "b", "c", "d"}) b.input(name, {int64_t(1) << 62});
+    b.output("y", {});
+    auto* concat = b.node("Concat", {"a", "b", "c", "d"}, {"y"});
+    auto* axis = concat->add_attribute();
+    axis->set_name("axis");
+    axis->set_type(onnx::AttributeProto::INT);
+    axis->set_i(0);
+    const std::string bytes = b.bytes();
+    auto s = Session::load_bytes(bytes.data(), bytes.size());
+    EXPECT_TRUE(s.ok() || !s.status().to_string().empty());
+  }
+  {  // Slice of a declared dim of INT64_MAX (read as unknown by the rules)
+    ModelBuilder b;
+    auto* in = b.graph->add_input();
+    ModelBuilder::set_type(in, "x", onnx::TensorProto::FLOAT, {1});
+    in->mutable_type()->mutable_tensor_type()->mutable_shape()->mutable_dim(0)->set_dim_value(INT64_MAX);
+    b.output("y", {});
+    auto* starts = b.graph->add_initializer();
+    starts->set_name("starts");
+    starts->set_data_type(onnx::TensorProto::INT64);
+    starts->add_dims(1);
+    starts->add_int64_data(-1);
+    auto* ends = b.graph->add_initializer();
+    ends->CopyFrom(*starts);
+    ends->set_name("ends");
+    ends->set_int64_data(0, INT64_MAX);
+    b.node("Slice", {"x", "starts", "ends"}, {"y"});
+    const std::string bytes = b.bytes();
+    auto s = Session::load_bytes(bytes.data(), bytes.size());
+    if (s.ok()) EXPECT_FALSE((*s)->run({{"x", Value(Tensor(DataType::kFloat, {3}))}}).ok()) << "x disagrees with its declared dim";
+  }
+}
+
 TEST(HostileModel, AbsurdInitializerDims) {
   ModelBuilder b = identity_model();
   auto* t = b.graph->add_initializer();

@@ -19,6 +19,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "core/guard.h"
 #include "ops/op_rule.h"
 #include "optimizer/evaluate.h"
 #include "optimizer/pass.h"
@@ -184,7 +185,7 @@ class ConstantFolding final : public Pass {
       any_constant = any_constant || constants.back();
     }
     ops::InferenceContext ictx(n, opset, std::move(input_types), std::move(constants));
-    if (!rule->infer(ictx).ok()) return;
+    if (!guarded("static rule", [&] { return rule->infer(ictx); }).ok()) return;  // as infer_graph does
     for (size_t k = 0; k < n.outputs.size(); ++k) {
       if (n.outputs[k].empty()) continue;
       auto it = types.find(n.outputs[k]);
