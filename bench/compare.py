@@ -126,11 +126,11 @@ class Tools:
 
     def onyx_bench_cmd(self, model, threads, runs, warmup, inputs, json_path):
         return [self.onyx, "bench", model, "--threads", str(threads), "--runs", str(runs),
-                "--warmup", str(warmup), "--inputs-dir", inputs, "--json", json_path]
+                "--warmup", str(warmup), "--inputs-dir", inputs, "--json", json_path] + self.a.onyx_arg
 
     def onyx_run_cmd(self, model, inputs, outputs, input_names):
         # --input NAME=FILE.npy works whether or not `run --inputs-dir` reads <name>.npy files.
-        cmd = [self.onyx, "run", model, "--outputs-dir", outputs]
+        cmd = [self.onyx, "run", model, "--outputs-dir", outputs] + self.a.onyx_arg
         for n in input_names:
             cmd += ["--input", f"{n}={os.path.join(inputs, n + '.npy')}"]
         return cmd
@@ -217,6 +217,8 @@ def main():
     ap.add_argument("--batch", type=int, default=1)
     ap.add_argument("--seq", type=int, default=128, help="sequence length for bert_base and gpt2_small")
     ap.add_argument("--onyx", default=os.path.join("build", "onyx"), help="onyx binary (default build/onyx)")
+    ap.add_argument("--onyx-arg", action="append", default=[],
+                    help="an extra argument for onyx bench and onyx run (repeatable), e.g. --onyx-arg=--bf16-gemm")
     ap.add_argument("--ort-only", action="store_true", help="measure ONNX Runtime alone")
     ap.add_argument("--no-diff", action="store_true", help="skip the output comparison")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds allowed to one process (default 1800)")
@@ -244,6 +246,7 @@ def main():
         seq = a.seq if spec.get("seq") else None
         tag = f"{m}_b{a.batch}" + (f"_s{seq}" if seq else "")
         label = m + (f" b{a.batch}" if a.batch != 1 else "") + (f" seq{seq}" if seq else "")
+        label += "".join(" onyx " + x for x in a.onyx_arg)
         base = os.path.join(a.work_dir, tag)
         inputs = os.path.join(base, "inputs")
         make_inputs(m, a.batch, seq or 0, inputs)

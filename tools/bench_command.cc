@@ -1,6 +1,6 @@
 // onyx bench MODEL [--threads N] [--runs N] [--warmup N] [--batch N] [--seq N]
 //                  [--input NAME=FILE]... [--inputs-dir DIR] [FREE-DIMS] [--level L] [--json FILE]
-//                  [--profile FILE] [--save-optimized FILE [--save-optimized-external NAME]]
+//                  [--profile FILE] [--save-optimized FILE [--save-optimized-external NAME]] [--bf16-gemm]
 // Measures a model the way ORT's perf_test does: session-create time, the first run, then
 // `warmup` untimed runs and `runs` timed ones; prints min / median / p90 latency and the
 // process's peak RSS, and writes them as JSON (keys create_ms, first_run_ms, min_ms,
@@ -10,6 +10,8 @@
 // --profile writes a Chrome-trace JSON of every run (`onyx profile-summary` reads it).
 // --save-optimized writes the graph after optimisation as an ONNX model (large initializers
 // in the external file NAME beside it with --save-optimized-external).
+// --bf16-gemm turns on SessionOptions::bf16_gemm (float32 MatMul/Gemm with constant weights
+// multiplied in bfloat16).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -68,6 +70,8 @@ Result<BenchArgs> parse(const std::vector<std::string>& args) {
       else if (a == "--batch") r.feeds.random_batch = n;
       else if (a == "--seq") r.feeds.random_seq = n;
       else r.options.graph_optimization_level = int(n);
+    } else if (a == "--bf16-gemm") {
+      r.options.bf16_gemm = true;
     } else if (a == "--json") {
       ONYX_ASSIGN_OR_RETURN(r.json, next());
     } else if (a == "--profile") {
@@ -166,7 +170,7 @@ int bench_command(const std::vector<std::string>& args) {
     std::fprintf(stderr,
                  "onyx bench: %s\nusage: onyx bench MODEL [--threads N] [--runs N] [--warmup N] [--batch N] [--seq N]\n"
                  "                  [--input NAME=FILE]... [--inputs-dir DIR] %s\n"
-                 "                  [--level 0|1|2|99] [--json FILE] [--profile FILE] %s\n",
+                 "                  [--level 0|1|2|99] [--bf16-gemm] [--json FILE] [--profile FILE] %s\n",
                  parsed.status().message().c_str(), kFreeDimUsage, kSaveUsage);
     return 2;
   }

@@ -1,12 +1,13 @@
 // onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] [--outputs-dir DIR] [--random-inputs]
 //               [--free-dim NAME=VALUE]... [--free-dim-denotation DATA_BATCH=VALUE]... [--profile FILE]
+//               [--save-optimized FILE [--save-optimized-external NAME]] [--bf16-gemm]
 // Runs a model once and prints its outputs and the time taken. FILE is .npy or an ONNX
 // TensorProto/SequenceProto/OptionalProto .pb; DIR holds <name>.npy per input, or
 // input_K.pb in graph-input order; --outputs-dir writes output_K.pb/.npy and <name>.npy.
-//               [--save-optimized FILE [--save-optimized-external NAME]]
 // --profile writes a Chrome-trace JSON of the session (load, planning, the run, each kernel).
 // --save-optimized writes the graph after optimisation as an ONNX model (large initializers
 // in the external file NAME beside it with --save-optimized-external).
+// --bf16-gemm: SessionOptions::bf16_gemm (float32 MatMul/Gemm with constant weights in bf16).
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -44,6 +45,8 @@ Result<RunArgs> parse(const std::vector<std::string>& args) {
       ONYX_ASSIGN_OR_RETURN(r.outputs_dir, next());
     } else if (a == "--profile") {
       ONYX_ASSIGN_OR_RETURN(r.profile, next());
+    } else if (a == "--bf16-gemm") {
+      r.options.bf16_gemm = true;
     } else if (is_save_flag(a)) {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
       parse_save_flag(a, v, r.options);
@@ -111,7 +114,7 @@ int run_command(const std::vector<std::string>& args) {
   auto parsed = parse(args);
   if (!parsed.ok()) {
     std::fprintf(stderr, "onyx run: %s\nusage: onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] "
-                 "[--outputs-dir DIR] [--random-inputs]\n                %s [--profile FILE]\n                %s\n",
+                 "[--outputs-dir DIR] [--random-inputs]\n                %s [--profile FILE] [--bf16-gemm]\n                %s\n",
                  parsed.status().message().c_str(), kFreeDimUsage, kSaveUsage);
     return 2;
   }

@@ -25,17 +25,29 @@ class GraphPlan;  // session/graph_plan.h: a planned graph (If/Loop/Scan bodies 
 using SubgraphPlan = GraphPlan;
 class Frame;         // session/graph_plan.h: the values of one running graph
 
+// Session-wide choices that change how kernels compute (SessionOptions), the same for every
+// node of a session and its subgraphs.
+struct KernelSettings {
+  // Float32 MatMul and Gemm with constant 2-D weights multiply in bfloat16: weights packed
+  // as bf16, the activations rounded to bf16 on the way in, sums and outputs in float32.
+  // About twice the speed on CPUs with AVX512_BF16 at ~3 significant digits; where the CPU
+  // cannot, the product stays float32.
+  bool bf16_gemm = false;
+};
+
 // What a kernel may know when it is created: the node, its attributes, the model's opset
-// for the node's domain, constant inputs, and planned subgraphs.
+// for the node's domain, constant inputs, planned subgraphs and the session's settings.
 class KernelInfo {
  public:
   KernelInfo(const ir::Node& node, int64_t opset, std::vector<const Tensor*> constant_inputs,
-             std::function<Result<std::shared_ptr<const SubgraphPlan>>(const ir::Graph&)> plan_subgraph)
+             std::function<Result<std::shared_ptr<const SubgraphPlan>>(const ir::Graph&)> plan_subgraph,
+             KernelSettings settings = {})
       : node_(node), opset_(opset), constant_inputs_(std::move(constant_inputs)),
-        plan_subgraph_(std::move(plan_subgraph)) {}
+        plan_subgraph_(std::move(plan_subgraph)), settings_(settings) {}
 
   const ir::Node& node() const { return node_; }
   int64_t opset() const { return opset_; }
+  const KernelSettings& settings() const { return settings_; }
   int num_inputs() const { return int(node_.inputs.size()); }
   int num_outputs() const { return int(node_.outputs.size()); }
   bool has_input(int i) const { return i < num_inputs() && !node_.inputs[size_t(i)].empty(); }
@@ -62,6 +74,7 @@ class KernelInfo {
   int64_t opset_;
   std::vector<const Tensor*> constant_inputs_;
   std::function<Result<std::shared_ptr<const SubgraphPlan>>(const ir::Graph&)> plan_subgraph_;
+  KernelSettings settings_;
 };
 
 // What compute() sees: the node's input values and its output slots for one run.

@@ -13,15 +13,15 @@ constexpr size_t kMaxCachedShapes = 32;
 using dt = dnnl::memory::data_type;
 
 // The descriptor of an operand stored with dims `stored` (last two swapped when `trans`),
-// described in the logical [batch..., rows, cols] order oneDNN expects.
-dnnl::memory::desc operand_desc(const std::vector<int64_t>& stored, bool trans) {
+// described in the logical [batch..., rows, cols] order oneDNN expects, of element type `type`.
+dnnl::memory::desc operand_desc(const std::vector<int64_t>& stored, bool trans, dt type = dt::f32) {
   dnnl::memory::dims d = dims(stored);
   dnnl::memory::dims s = dense_strides(d);
   if (trans) {
     std::swap(d[d.size() - 1], d[d.size() - 2]);
     std::swap(s[s.size() - 1], s[s.size() - 2]);
   }
-  return f32_desc(d, s);
+  return dnnl::memory::desc(d, type, s);
 }
 
 int64_t rows(const std::vector<int64_t>& stored, bool trans) { return stored[stored.size() - (trans ? 1 : 2)]; }
@@ -49,17 +49,26 @@ Status check_matmul_shape(const MatMulShape& s) {
   return Status::Ok();
 }
 
+bool bf16_products_available() {
+  static const bool available = [] {
+    const dnnl::cpu_isa isa = dnnl::get_effective_cpu_isa();
+    return isa == dnnl::cpu_isa::avx512_core_bf16 || isa == dnnl::cpu_isa::avx512_core_amx;
+  }();
+  return available;
+}
+
 Result<PackedWeights> MatMul::pack_b(const float* b, const std::vector<int64_t>& b_dims, bool trans_b,
-                                     int64_t m_hint) {
+                                     int64_t m_hint, bool bf16) {
   if (b_dims.size() != 2) return error(StatusCode::kInternal, "matmul packs 2-D weights only");
   const dnnl::memory::desc b_plain = operand_desc(b_dims, trans_b);
   const int64_t k = rows(b_dims, trans_b), n = cols(b_dims, trans_b);
+  const dt type = bf16 && bf16_products_available() ? dt::bf16 : dt::f32;
   PackedWeights packed;
   ONYX_RETURN_IF_ERROR(guarded("weight packing", [&] {
     const dnnl::memory::dims a_dims = {std::max<int64_t>(1, m_hint), k}, y_dims = {std::max<int64_t>(1, m_hint), n};
+    const dnnl::memory::desc a_md(a_dims, type, dense_strides(a_dims));
     const dnnl::matmul::primitive_desc pd(
-        dnnl::matmul::desc(f32_desc(a_dims, dense_strides(a_dims)),
-                           dnnl::memory::desc(b_plain.dims(), dt::f32, dnnl::memory::format_tag::any),
+        dnnl::matmul::desc(a_md, dnnl::memory::desc(b_plain.dims(), type, dnnl::memory::format_tag::any),
                            f32_desc(y_dims, dense_strides(y_dims))),
         base_attr(), engine());
     const dnnl::memory src(b_plain, engine(), const_cast<float*>(b));
@@ -75,8 +84,10 @@ Result<std::shared_ptr<const MatMul::Entry>> MatMul::entry_for(const MatMulShape
   std::lock_guard<std::mutex> lock(mu_);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
 
-  const dnnl::memory::desc a_md = operand_desc(shape.a, shape.trans_a);
+  const dnnl::memory::desc a_f32 = operand_desc(shape.a, shape.trans_a);
   const dnnl::memory::desc b_plain = operand_desc(shape.b, shape.trans_b);
+  const bool bf16 = packed_b_ && packed_b_->get_desc().data_type() == dt::bf16;
+  const dnnl::memory::desc a_md = bf16 ? operand_desc(shape.a, shape.trans_a, dt::bf16) : a_f32;
   const dnnl::memory::dims y_dims = output_dims(shape);
   const dnnl::memory::desc y_md = f32_desc(y_dims, dense_strides(y_dims));
   dnnl::memory::dims bias_dims(y_dims.size(), 1);
@@ -113,13 +124,19 @@ Result<std::shared_ptr<const MatMul::Entry>> MatMul::entry_for(const MatMulShape
         }
       }
       if (!direct) {
-        entry->pd = make(dnnl::memory::desc(b_plain.dims(), dt::f32, dnnl::memory::format_tag::any));
+        entry->pd = make(dnnl::memory::desc(b_plain.dims(), bf16 ? dt::bf16 : dt::f32, dnnl::memory::format_tag::any));
         const dnnl::memory packed_view(packed_md.reshape(b_plain.dims()), engine(), packed_b_->get_data_handle());
         entry->own_b = reorder_copy(packed_view, entry->pd.weights_desc());
         entry->has_own_b = true;
       }
     }
     entry->prim = dnnl::matmul(entry->pd);
+    if (bf16) {
+      entry->bf16_src = true;
+      entry->a_f32 = a_f32;
+      entry->to_bf16_pd = dnnl::reorder::primitive_desc(engine(), a_f32, engine(), entry->pd.src_desc(), base_attr());
+      entry->to_bf16 = dnnl::reorder(entry->to_bf16_pd);
+    }
   });
   ONYX_RETURN_IF_ERROR(s);
   if (cache_.size() >= kMaxCachedShapes) cache_.clear();  // dynamic shapes: keep the cache bounded
@@ -134,7 +151,16 @@ Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, con
   ONYX_ASSIGN_OR_RETURN(auto entry, entry_for(shape));
   return guarded("matmul", [&] {
     std::unordered_map<int, dnnl::memory> args;
-    args[DNNL_ARG_SRC] = dnnl::memory(entry->pd.src_desc(), engine(), const_cast<float*>(a));
+    if (entry->bf16_src) {
+      const dnnl::memory a_f32(entry->a_f32, engine(), const_cast<float*>(a));
+      const dnnl::memory a_bf16(entry->pd.src_desc(), engine(),
+                                thread_scratch(kSourceScratch, entry->pd.src_desc().get_size()));
+      std::unordered_map<int, dnnl::memory> convert{{DNNL_ARG_FROM, a_f32}, {DNNL_ARG_TO, a_bf16}};
+      execute(entry->to_bf16, entry->to_bf16_pd, convert);
+      args[DNNL_ARG_SRC] = a_bf16;
+    } else {
+      args[DNNL_ARG_SRC] = dnnl::memory(entry->pd.src_desc(), engine(), const_cast<float*>(a));
+    }
     if (entry->has_own_b) args[DNNL_ARG_WEIGHTS] = entry->own_b;
     else if (packed_b_) args[DNNL_ARG_WEIGHTS] = *packed_b_;
     else args[DNNL_ARG_WEIGHTS] = dnnl::memory(entry->pd.weights_desc(), engine(), const_cast<float*>(b));

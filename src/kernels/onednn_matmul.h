@@ -9,7 +9,9 @@
 //
 // A constant 2-D b (weights) is packed once, in the kernel's prepare, into the layout oneDNN
 // prefers (pack_b); the packed copy replaces b: run() then ignores its b argument, and the
-// kernel may let the session drop the original. A shape whose primitive wants another layout
+// kernel may let the session drop the original. Packed in bfloat16 (pack_b's `bf16`), the
+// product is taken in bf16: run() rounds a to bf16 into per-thread scratch first, and sums
+// and y stay float32. A shape whose primitive wants another layout
 // gets its own copy, reordered from the packed one. Primitives are cached per shape (a bounded
 // cache), so a run with shapes seen before creates nothing. run() is thread-safe.
 #pragma once
@@ -45,8 +47,10 @@ class MatMul {
  public:
   explicit MatMul(MatMulEpilogue epilogue) : epilogue_(epilogue) {}
   // Packs a constant 2-D b, stored with dims `b_dims` (transposed when trans_b), into the layout
-  // oneDNN picks for a product with `m_hint` rows.
-  static Result<PackedWeights> pack_b(const float* b, const std::vector<int64_t>& b_dims, bool trans_b, int64_t m_hint);
+  // oneDNN picks for a product with `m_hint` rows. With `bf16`, packs it as bfloat16 when the
+  // CPU multiplies bf16 natively (bf16_products_available), else as float32.
+  static Result<PackedWeights> pack_b(const float* b, const std::vector<int64_t>& b_dims, bool trans_b, int64_t m_hint,
+                                      bool bf16 = false);
   // From now on b is `packed` (shared with other MatMul objects of the same kernel); every
   // run's b must have the dims packed (2-D, or with leading 1s).
   void use_packed_b(PackedWeights packed) { packed_b_ = std::move(packed); }
@@ -56,6 +60,11 @@ class MatMul {
   struct Entry {
     dnnl::matmul::primitive_desc pd;
     dnnl::matmul prim;
+    // bf16 products: a (float32, as stored) is reordered into pd's bf16 source first.
+    bool bf16_src = false;
+    dnnl::memory::desc a_f32;
+    dnnl::reorder::primitive_desc to_bf16_pd;
+    dnnl::reorder to_bf16;
     dnnl::memory own_b;  // the packed b in this primitive's layout, when that differs
     bool has_own_b = false;
   };
@@ -69,5 +78,8 @@ class MatMul {
 
 // Rank of the output of op(a) * op(b) with broadcasting; checks that the shapes fit.
 Status check_matmul_shape(const MatMulShape& shape);
+
+// True when the CPU multiplies bfloat16 natively (AVX512_BF16 or AMX), so bf16 products pay.
+bool bf16_products_available();
 
 }  // namespace onyx::onednn

@@ -111,7 +111,8 @@ Status GraphPlan::order_nodes(std::vector<const ir::Node*>& order, const Scope* 
 Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, const std::map<std::string, int64_t>& opsets,
                                                     const Scope* outer,
                                                     const std::unordered_map<std::string, ir::TypeInfo>* verify_types,
-                                                    const std::function<void(const std::string&)>& on_release) {
+                                                    const std::function<void(const std::string&)>& on_release,
+                                                    KernelSettings settings) {
   std::shared_ptr<GraphPlan> plan(new GraphPlan(graph));
   std::vector<const ir::Node*> order;
   ONYX_RETURN_IF_ERROR(plan->order_nodes(order, outer));
@@ -198,10 +199,11 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     step.kernel = def->factory();
     const Scope* scope_ptr = scope.get();
     KernelInfo info(*node, step.opset, std::move(constant_inputs),
-                    [scope, scope_ptr, opsets_copy](const ir::Graph& sub) -> Result<std::shared_ptr<const SubgraphPlan>> {
-                      ONYX_ASSIGN_OR_RETURN(auto p, GraphPlan::build(sub, opsets_copy, scope_ptr));
+                    [scope, scope_ptr, opsets_copy, settings](const ir::Graph& sub) -> Result<std::shared_ptr<const SubgraphPlan>> {
+                      ONYX_ASSIGN_OR_RETURN(auto p, GraphPlan::build(sub, opsets_copy, scope_ptr, nullptr, nullptr, settings));
                       return std::shared_ptr<const SubgraphPlan>(std::move(p));
-                    });
+                    },
+                    settings);
     Status st = guarded("kernel prepare", [&] { return step.kernel->prepare(info); });
     if (!st.ok())
       return std::move(st).with_context("while preparing node " + node->label() + " at opset " + std::to_string(step.opset));

@@ -63,10 +63,11 @@ class GraphPlan {
   // Plans `graph` (which must outlive the plan). `opsets` maps domain -> model opset.
   // With `verify_types`, every node output named there is checked at run against that
   // static type (an INTERNAL error on a misfit): static rules and kernels must agree.
+  // `settings` reach every kernel's prepare, subgraphs' included.
   static Result<std::shared_ptr<GraphPlan>> build(
       const ir::Graph& graph, const std::map<std::string, int64_t>& opsets, const Scope* outer,
       const std::unordered_map<std::string, ir::TypeInfo>* verify_types = nullptr,
-      const std::function<void(const std::string&)>& on_release = nullptr);
+      const std::function<void(const std::string&)>& on_release = nullptr, KernelSettings settings = {});
 
   // Runs the graph: `inputs` in graph-input order (a none Value lets an initializer default
   // apply); returns the graph outputs in order (none for an output whose producer was

@@ -121,7 +121,8 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
                                                      if (mapped != s->mapped_initializers_.end() && mapped->second == t.raw_data())
                                                        onnx_format::release_mapped_pages(t.raw_data(), t.nbytes());
                                                      t = Tensor(t.dtype(), t.shape(), std::make_shared<Buffer>(nullptr, 0, nullptr));
-                                                   }));
+                                                   },
+                                                   KernelSettings{options.bf16_gemm}));
   mark("planning");
   log_message(LogLevel::kInfo, options.log_level,
               "planned " + std::to_string(s->model_->graph.nodes.size()) + " nodes on CPU (IR " +

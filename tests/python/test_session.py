@@ -229,3 +229,26 @@ def test_pathlib_model_from_backend_suite():
         warnings.simplefilter("error")
         (y,) = sess.run(None, feeds)
     np.testing.assert_allclose(y, want, rtol=1e-6)
+
+
+def test_bf16_gemm_config_entry():
+    # onyx.cpu.gemm_bf16 = "1": MatMul with constant weights multiplies in bfloat16 (where the
+    # CPU can); outputs stay float32 and close to the float32 session's.
+    rng = np.random.default_rng(0)
+    w = rng.uniform(-1, 1, (256, 64)).astype(np.float32)
+    model = make_model([helper.make_node("MatMul", ["x", "w"], ["y"])],
+                       [tensor_info("x", TensorProto.FLOAT, [32, 256])],
+                       [tensor_info("y", TensorProto.FLOAT, [32, 64])],
+                       [numpy_helper.from_array(w, "w")])
+    x = rng.uniform(-1, 1, (32, 256)).astype(np.float32)
+    so = onyx.SessionOptions()
+    with pytest.raises(ValueError, match="onyx.cpu.gemm_bf16"):
+        so.add_session_config_entry("onyx.cpu.gemm_bf16", "yes")
+    so.add_session_config_entry("onyx.cpu.gemm_bf16", "1")
+    (y16,) = onyx.InferenceSession(model, sess_options=so).run(None, {"x": x})
+    (y32,) = onyx.InferenceSession(model).run(None, {"x": x})
+    ref = x.astype(np.float64) @ w.astype(np.float64)
+    scale = np.abs(ref).max()
+    assert y16.dtype == np.float32
+    assert np.abs(y32 - ref).max() / scale < 1e-5
+    assert np.abs(y16 - ref).max() / scale < 2e-2
