@@ -1,5 +1,7 @@
 #include "kernels/reduce.h"
 
+#include "kernels/target_clones.h"
+
 namespace onyx {
 
 Result<ReducePlan> make_reduce_plan(const Shape& in, const std::vector<int64_t>& axes, bool keepdims) {
@@ -38,6 +40,38 @@ Result<ReducePlan> make_reduce_plan(const Shape& in, const std::vector<int64_t>&
     last_reduced = reduced[d];
   }
   return p;
+}
+
+namespace {
+
+// acc[i] += row[i] for i < n, in double.
+ONYX_TARGET_CLONES void accumulate_as_double(const float* row, double* acc, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) acc[i] += double(row[i]);
+}
+
+}  // namespace
+
+bool sum_contiguous_kept_float(const ReducePlan& plan, const float* in, float* out, double divisor) {
+  if (plan.reduce_count == 0 || plan.kept_dims.empty() || plan.kept_strides.back() != 1) return false;
+  const int64_t width = plan.kept_dims.back();
+  if (width < 16) return false;
+  constexpr int64_t kRun = 256;  // outputs summed together: their double sums fit in L1
+  const int64_t blocks = plan.out_count / width, runs_per_block = (width + kRun - 1) / kRun;
+  const int64_t grain = std::max<int64_t>(1, 32768 / (plan.reduce_count * kRun));
+  parallel_for(blocks * runs_per_block, grain, [&](int64_t begin, int64_t end) {
+    ReduceCursor cur(plan);
+    double acc[kRun];
+    for (int64_t t = begin; t < end; ++t) {
+      const int64_t block = t / runs_per_block, first = (t % runs_per_block) * kRun;
+      const int64_t n = std::min(kRun, width - first);
+      std::fill(acc, acc + n, 0.0);
+      // Output block * width + first + i reduces the elements at (offsets below) + i.
+      cur.visit(cur.base(block * width) + first, [&](int64_t off) { accumulate_as_double(in + off, acc, n); });
+      float* dst = out + block * width + first;
+      for (int64_t i = 0; i < n; ++i) dst[i] = float(acc[i] / divisor);
+    }
+  });
+  return true;
 }
 
 Status ReduceKernel::prepare(const KernelInfo& info) {

@@ -96,6 +96,13 @@ void fold_reduce(const ReducePlan& plan, const Tensor& x, Tensor& y, Acc init, S
   });
 }
 
+// Float sums whose last kept dim is contiguous in the input (stride 1; e.g. a global average
+// pool over NHWC, the sum of a [rows, cols] matrix over rows): the same double sums, in the
+// same order, as fold_reduce with `a += v` and `finish = float(a / divisor)`, computed for a
+// run of neighbouring outputs at once so the inner loop vectorises. Returns false, having
+// written nothing, when the plan is not of that form (or the run is too short to gain).
+bool sum_contiguous_kept_float(const ReducePlan& plan, const float* in, float* out, double divisor);
+
 // Converts a double result to T. Integers truncate toward zero and saturate (NaN gives 0),
 // so that non-finite results (log of 0, an empty max) never convert out of range.
 template <typename T>

@@ -58,6 +58,18 @@ w.bad("concat_shape_mismatch", "Concat", [("x", x), ("z", x[:1, :2])], [("y", TP
 w.case("transpose_strings", "Transpose", [("x", s)], [("y", s.T)], opset=13)
 w.case("transpose_4d_perm", "Transpose", [("x", x.reshape(2, 3, 2, 2))], [("y", x.reshape(2, 3, 2, 2).transpose(2, 0, 3, 1))],
        opset=13, perm=[2, 0, 3, 1])
+# Batched 2-D transposes (the tiled path): tile edges, 2/4/8-byte elements, a strided outer dim.
+g = np.random.default_rng(77)
+nchw = g.standard_normal((2, 3, 37, 41)).astype(f)
+nhwc = g.standard_normal((2, 37, 41, 35)).astype(np.float16)
+w.case("transpose_nchw_to_nhwc", "Transpose", [("x", nchw)], [("y", nchw.transpose(0, 2, 3, 1))], opset=13, perm=[0, 2, 3, 1])
+w.case("transpose_nhwc_to_nchw_f16", "Transpose", [("x", nhwc)], [("y", nhwc.transpose(0, 3, 1, 2))], opset=13,
+       perm=[0, 3, 1, 2])
+m = np.arange(33 * 70, dtype=i64).reshape(33, 70)
+w.case("transpose_2d_int64", "Transpose", [("x", m)], [("y", m.T)], opset=13)
+t5 = g.standard_normal((3, 4, 5, 6, 40)).astype(f)
+w.case("transpose_5d_inner_swap", "Transpose", [("x", t5)], [("y", t5.transpose(2, 0, 1, 4, 3))], opset=13,
+       perm=[2, 0, 1, 4, 3])
 w.bad("transpose_bad_perm", "Transpose", [("x", x)], [("y", TP.FLOAT)], "not a permutation", opset=13, perm=[0, 0, 1])
 
 # Gather family: negative indices, scalar index, batch_dims; out-of-range indices are errors.

@@ -23,6 +23,19 @@ e = np.zeros((2, 0, 3), f32)
 w.case("reduce_max18_axes_input", "ReduceMax", [("x", x), ("axes", i64(1))], [("y", x.max(axis=1))], opset=18, keepdims=0)
 w.case("reduce_mean18_two_axes", "ReduceMean", [("x", x4), ("axes", i64(0, -2))], [("y", x4.mean(axis=(0, 2)))], opset=18, keepdims=0)
 w.case("reduce_mean11_attr_axes", "ReduceMean", [("x", x4)], [("y", x4.mean(axis=(1, 3), keepdims=True))], opset=11, axes=[1, 3])
+# Float sums whose last kept dim is contiguous (the vectorised path): a global average pool
+# over NHWC, a run longer than 256, kept dims on both sides of the reduced one, rows summed.
+gap = rng.standard_normal((2, 5, 7, 40)).astype(f32)
+w.case("reduce_mean18_nhwc_global_pool", "ReduceMean", [("x", gap), ("axes", i64(1, 2))],
+       [("y", gap.mean(axis=(1, 2), keepdims=True))], opset=18)
+wide = rng.standard_normal((1, 3, 3, 600)).astype(f32)
+w.case("reduce_mean13_wide_run", "ReduceMean", [("x", wide)], [("y", wide.mean(axis=(1, 2)))], opset=13, axes=[1, 2],
+       keepdims=0)
+mid = rng.standard_normal((4, 5, 24)).astype(f32)
+w.case("reduce_sum13_middle_axis", "ReduceSum", [("x", mid), ("axes", i64(1))], [("y", mid.sum(axis=1, keepdims=True))],
+       opset=13)
+rows = rng.standard_normal((30, 20, 33)).astype(f32)
+w.case("reduce_sum13_rows", "ReduceSum", [("x", rows), ("axes", i64(0))], [("y", rows.sum(axis=0))], opset=13, keepdims=0)
 w.case("reduce_l1_13_all", "ReduceL1", [("x", x4)], [("y", np.abs(x4).sum(keepdims=True))], opset=13)
 w.case("reduce_l2_11_f64", "ReduceL2", [("x", x4.astype(np.float64))],
        [("y", np.sqrt((x4.astype(np.float64) ** 2).sum(axis=1, keepdims=True)))], opset=11, axes=[1])

@@ -13,6 +13,9 @@ class ReduceMeanKernel final : public ReduceKernel {
       if (std::is_integral_v<T> && plan.reduce_count == 0 && plan.out_count > 0)
         return invalid_argument("the mean of an empty set of ", data_type_name(x.dtype()), " values is undefined");
       const double count = double(plan.reduce_count);
+      if constexpr (std::is_same_v<T, float>) {
+        if (sum_contiguous_kept_float(plan, x.data<float>(), y.data<float>(), count)) return Status::Ok();
+      }
       fold_reduce<T>(plan, x, y, 0.0, [](double& a, T v) { a += double(compute_t<T>(v)); },
                      [count](double a) { return saturate_from_double<T>(a / count); });
       return Status::Ok();

@@ -14,6 +14,9 @@ class ReduceSumKernel final : public ReduceKernel {
         fold_reduce<T>(plan, x, y, uint64_t(0), [](uint64_t& a, T v) { a += uint64_t(v); },
                        [](uint64_t a) { return static_cast<T>(a); });
       } else {
+        if constexpr (std::is_same_v<T, float>) {
+          if (sum_contiguous_kept_float(plan, x.data<float>(), y.data<float>(), 1.0)) return Status::Ok();
+        }
         fold_reduce<T>(plan, x, y, 0.0, [](double& a, T v) { a += double(compute_t<T>(v)); },
                        [](double a) { return saturate_from_double<T>(a); });
       }
