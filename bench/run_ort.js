@@ -3,14 +3,16 @@
 // (onnxruntime-node 1.30, CPU execution provider).
 //
 //   node bench/run_ort.js MODEL --threads N --runs N --warmup N --inputs-dir DIR
-//                         [--outputs-dir DIR] [--json FILE]
+//                         [--outputs-dir DIR] [--json FILE] [--profile PREFIX]
 //
 // Reads each graph input from DIR/<input_name>.npy, creates the session (intraOpNumThreads=N,
 // interOpNumThreads=1, graphOptimizationLevel 'all', executionMode 'sequential'), times the
 // creation and the first run, then WARMUP untimed runs and RUNS timed runs. Prints one JSON
 // object on stdout: create_ms, first_run_ms, min_ms, median_ms, p90_ms, peak_rss_mb (VmHWM of
 // this node process, MB = 2^20 bytes), plus a few descriptive keys; --json also writes it to FILE.
-// --outputs-dir writes each output of the first run as <output_name>.npy.
+// --outputs-dir writes each output of the first run as <output_name>.npy. --profile turns on
+// ORT's profiler (a Chrome trace, PREFIX_<date>.json, one event per node per run; the timed
+// runs then include its cost); the JSON gets the file's name as profile_file.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -90,12 +92,12 @@ function writeNpy(file, tensor) {
 function usage(msg) {
   if (msg) process.stderr.write(`run_ort.js: ${msg}\n`);
   process.stderr.write('usage: node bench/run_ort.js MODEL --threads N --runs N --warmup N --inputs-dir DIR ' +
-                       '[--outputs-dir DIR] [--json FILE]\n');
+                       '[--outputs-dir DIR] [--json FILE] [--profile PREFIX]\n');
   process.exit(2);
 }
 
 function parseArgs(argv) {
-  const a = { threads: 1, runs: 10, warmup: 2, inputsDir: null, outputsDir: null, json: null, model: null };
+  const a = { threads: 1, runs: 10, warmup: 2, inputsDir: null, outputsDir: null, json: null, profile: null, model: null };
   for (let i = 0; i < argv.length; ++i) {
     const k = argv[i];
     const next = () => { if (i + 1 >= argv.length) usage(`${k} needs a value`); return argv[++i]; };
@@ -106,6 +108,7 @@ function parseArgs(argv) {
     else if (k === '--inputs-dir') a.inputsDir = next();
     else if (k === '--outputs-dir') a.outputsDir = next();
     else if (k === '--json') a.json = next();
+    else if (k === '--profile') a.profile = next();
     else if (k === '-h' || k === '--help') usage();
     else if (k.startsWith('-')) usage(`unknown option '${k}'`);
     else if (a.model === null) a.model = k;
@@ -143,6 +146,7 @@ async function main() {
     graphOptimizationLevel: 'all',
     executionMode: 'sequential',
   };
+  if (a.profile) Object.assign(options, { enableProfiling: true, profileFilePrefix: a.profile });
   let t0 = nowMs();
   const session = await ort.InferenceSession.create(a.model, options);
   const createMs = nowMs() - t0;
@@ -185,6 +189,14 @@ async function main() {
     runs: a.runs,
     warmup: a.warmup,
   };
+  if (a.profile) {
+    // endProfiling writes PREFIX_<date>.json and returns nothing in this binding: find the newest.
+    await session.endProfiling();
+    const dir = path.dirname(path.resolve(a.profile)), stem = path.basename(a.profile) + '_';
+    const written = fs.readdirSync(dir).filter(f => f.startsWith(stem) && f.endsWith('.json'))
+      .map(f => path.join(dir, f)).sort((x, y) => fs.statSync(y).mtimeMs - fs.statSync(x).mtimeMs);
+    result.profile_file = written.length ? written[0] : null;
+  }
   const text = JSON.stringify(result);
   if (a.json) fs.writeFileSync(a.json, text + '\n');
   process.stdout.write(text + '\n');
