@@ -12,9 +12,11 @@
 //            mask).
 //   output:  [B, S, Dv] (the broadcast B and S): per head h, softmax(Q_h K_h^T * scale + bias_h) V_h, heads side by
 //            side. The present key/value outputs are not produced.
-// float32. Each (batch, head) is one task of parallel_for: K_h is packed transposed, the
-// scores tile computed 4 rows x 32 columns at a time in registers, softmax taken row by row,
-// then P V_h computed the same way straight into the output.
+// float32. Without broadcasting, each batch item takes two oneDNN batched matmuls over all
+// heads (onednn_head_products.h: strided views, no per-head copies) around a row-by-row
+// softmax; the Q/K/V bias, when given, is added into one copy of the item's rows first.
+// With broadcast batch items or query rows, each (batch, head) is one task of parallel_for:
+// K_h packed transposed, scores by small_matmul, softmax, then P V_h into the output.
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -22,51 +24,25 @@
 #include "core/parallel.h"
 #include "kernels/broadcast.h"
 #include "kernels/kernel.h"
+#include "kernels/onednn_head_products.h"
+#include "kernels/small_matmul.h"
 #include "kernels/target_clones.h"
 #include "kernels/vector_math.h"
 
 namespace onyx {
 namespace {
 
-constexpr int kRows = 4, kCols = 32;
+// dst[r * cols + c] = src[r * cols + c] + bias[c] for r in [r0, r1).
+ONYX_TARGET_CLONES void add_bias_to_rows(const float* src, const float* bias, float* dst, int64_t r0, int64_t r1,
+                                         int64_t cols) {
+  for (int64_t r = r0; r < r1; ++r)
+    for (int64_t c = 0; c < cols; ++c) dst[r * cols + c] = src[r * cols + c] + bias[c];
+}
 
-// c[r][j] = sum_t a[r * lda + t] * b[t * ldb + j] (* scale) for r < rows, j < cols: a product
-// of a rows x inner block of A by an inner x cols block of B. Full 4 x 32 tiles stay in
-// registers; edges take the same loop with runtime bounds.
-ONYX_TARGET_CLONES void matmul_rows(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
-                                    int64_t rows, int64_t cols, int64_t inner, float scale) {
-  int64_t r = 0;
-  for (; r + kRows <= rows; r += kRows) {
-    int64_t j = 0;
-    for (; j + kCols <= cols; j += kCols) {
-      float acc[kRows][kCols] = {};
-      for (int64_t t = 0; t < inner; ++t) {
-        const float* br = b + t * ldb + j;
-        for (int i = 0; i < kRows; ++i) {
-          const float av = a[(r + i) * lda + t];
-          for (int q = 0; q < kCols; ++q) acc[i][q] += av * br[q];
-        }
-      }
-      for (int i = 0; i < kRows; ++i)
-        for (int q = 0; q < kCols; ++q) c[(r + i) * ldc + j + q] = acc[i][q] * scale;
-    }
-    for (; j < cols; ++j)
-      for (int i = 0; i < kRows; ++i) {
-        float s = 0;
-        for (int64_t t = 0; t < inner; ++t) s += a[(r + i) * lda + t] * b[t * ldb + j];
-        c[(r + i) * ldc + j] = s * scale;
-      }
-  }
-  for (; r < rows; ++r) {
-    float* cr = c + r * ldc;
-    for (int64_t j = 0; j < cols; ++j) cr[j] = 0;
-    for (int64_t t = 0; t < inner; ++t) {
-      const float av = a[r * lda + t];
-      const float* br = b + t * ldb;
-      for (int64_t j = 0; j < cols; ++j) cr[j] += av * br[j];
-    }
-    for (int64_t j = 0; j < cols; ++j) cr[j] *= scale;
-  }
+// add_bias_to_rows over all rows, in parallel.
+void add_row_bias(const float* src, const float* bias, float* dst, int64_t rows, int64_t cols) {
+  parallel_for(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(cols, 1)),
+               [&](int64_t r0, int64_t r1) { add_bias_to_rows(src, bias, dst, r0, r1, cols); });
 }
 
 class MultiHeadAttentionKernel final : public Kernel {
@@ -136,6 +112,55 @@ class MultiHeadAttentionKernel final : public Kernel {
     const float* ap = attn_bias ? attn_bias->data<float>() : nullptr;
     float* out = y->data<float>();
 
+    // Row s of head n in batch item b, holding Q K^T * scale: adds the attention bias, applies
+    // the causal mask and takes the softmax in place.
+    auto finish_scores_row = [&](float* row, int64_t b, int64_t n, int64_t s) {
+      if (ap) {
+        const float* br = ap + b * bstride[0] + n * bstride[1] + s * bstride[2];
+        for (int64_t l = 0; l < len; ++l) row[l] += br[l * bstride[3]];
+      }
+      // Causal: keys [0, visible) take part, the rest weigh 0 (all alike when none is visible).
+      const int64_t visible = causal_ ? std::clamp(s + len - seq + 1, int64_t(0), len) : len;
+      if (visible == 0) {
+        std::fill(row, row + len, 1.f / float(len));
+        return;
+      }
+      vec::softmax_row(row, row, visible);
+      std::fill(row + visible, row + len, 0.f);
+    };
+
+    // No broadcasting: every head of a batch item in two oneDNN calls over strided views,
+    // with the Q/K/V bias (when given) added into one copy of the item's rows first.
+    if (q.dim(0) == batch && k.dim(0) == batch && v.dim(0) == batch && q_seq == seq && len > 0) {
+      ONYX_ASSIGN_OR_RETURN(Tensor scores, ctx.allocate_scratch(DataType::kFloat, {heads_, seq, len}));
+      Tensor biased;
+      if (bp) {
+        ONYX_ASSIGN_OR_RETURN(biased, ctx.allocate_scratch(DataType::kFloat, {seq * d + len * d + len * dv}));
+      }
+      float* pp = scores.data<float>();
+      for (int64_t b = 0; b < batch; ++b) {
+        const float* qb = qp + b * seq * d;
+        const float* kb = kp + b * len * d;
+        const float* vb = vp + b * len * dv;
+        if (bp) {
+          float* qc = biased.data<float>();
+          float* kc = qc + seq * d;
+          float* vc = kc + len * d;
+          add_row_bias(qb, bp, qc, seq, d);
+          add_row_bias(kb, bp + d, kc, len, d);
+          add_row_bias(vb, bp + 2 * d, vc, len, dv);
+          qb = qc, kb = kc, vb = vc;
+        }
+        ONYX_RETURN_IF_ERROR(head_products_.scores(qb, d, kb, d, pp, heads_, seq, len, h, scale));
+        parallel_for(heads_ * seq, std::max<int64_t>(1, 8192 / len), [&](int64_t r0, int64_t r1) {
+          for (int64_t r = r0; r < r1; ++r) finish_scores_row(pp + r * len, b, r / seq, r % seq);
+        });
+        ONYX_RETURN_IF_ERROR(head_products_.context(pp, vb, dv, out + b * seq * dv, dv, heads_, seq, len, hv));
+      }
+      return Status::Ok();
+    }
+
+    // Broadcast batch items or query rows: one (batch, head) per task, with small_matmul.
     parallel_for(batch * heads_, 1, [&](int64_t t0, int64_t t1) {
       std::vector<float> kt(size_t(h * len)), scores(size_t(seq * len)), qb, vb;
       for (int64_t task = t0; task < t1; ++task) {
@@ -156,22 +181,8 @@ class MultiHeadAttentionKernel final : public Kernel {
           ldq = h;
         }
         if (len > 0) {
-          matmul_rows(qh, ldq, kt.data(), len, scores.data(), len, seq, len, h, scale);
-          for (int64_t s = 0; s < seq; ++s) {
-            float* row = scores.data() + s * len;
-            if (ap) {
-              const float* br = ap + b * bstride[0] + n * bstride[1] + s * bstride[2];
-              for (int64_t l = 0; l < len; ++l) row[l] += br[l * bstride[3]];
-            }
-            // Causal: keys [0, visible) take part, the rest weigh 0 (all alike when none is visible).
-            const int64_t visible = causal_ ? std::clamp(s + len - seq + 1, int64_t(0), len) : len;
-            if (visible == 0) {
-              std::fill(row, row + len, 1.f / float(len));
-              continue;
-            }
-            vec::softmax_row(row, row, visible);
-            std::fill(row + visible, row + len, 0.f);
-          }
+          small_matmul(qh, ldq, kt.data(), len, scores.data(), len, seq, len, h, scale);
+          for (int64_t s = 0; s < seq; ++s) finish_scores_row(scores.data() + s * len, b, n, s);
         }
         const float* vh = vp + batch_of(v, b) * len * dv + n * hv;
         int64_t ldv = dv;
@@ -182,13 +193,14 @@ class MultiHeadAttentionKernel final : public Kernel {
           vh = vb.data();
           ldv = hv;
         }
-        matmul_rows(scores.data(), len, vh, ldv, out + b * seq * dv + n * hv, dv, seq, hv, len, 1.f);
+        small_matmul(scores.data(), len, vh, ldv, out + b * seq * dv + n * hv, dv, seq, hv, len, 1.f);
       }
     });
     return Status::Ok();
   }
 
  private:
+  onednn::HeadProducts head_products_;
   int64_t heads_ = 0;
   bool has_scale_ = false;
   bool causal_ = false;
