@@ -141,7 +141,9 @@ for name, (b, s, l, n, h, hv), with_bias, ab_shape, scale in [
         ("tiles", (1, 8, 64, 2, 32, 32), False, None, 0.2),
         ("ragged", (2, 7, 5, 3, 3, 5), True, (1, 3, 7, 5), None),
         ("cross", (1, 5, 9, 2, 4, 6), True, (9,), 0.5),
-        ("one_row", (1, 1, 3, 1, 2, 2), False, (1, 1, 1, 3), None)]:
+        ("one_row", (1, 1, 3, 1, 2, 2), False, (1, 1, 1, 3), None),
+        # 1448 x 1448 scores per head: the kernel's 4M-float budget takes the heads 2 + 1.
+        ("head_groups", (1, 1448, 1448, 3, 2, 2), True, (1, 3, 1, 1448), None)]:
     q, k, v = rnd(b, s, n * h), rnd(b, l, n * h), rnd(b, l, n * hv)
     bias = rnd(2 * n * h + n * hv) if with_bias else None
     ab = rnd(*ab_shape) if ab_shape else None

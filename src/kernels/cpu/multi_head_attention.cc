@@ -46,6 +46,8 @@ void add_row_bias(const float* src, const float* bias, float* dst, int64_t rows,
 }
 
 class MultiHeadAttentionKernel final : public Kernel {
+  static constexpr int64_t kScoresBudget = int64_t(4) << 20;  // floats of scores per head group
+
  public:
   Status prepare(const KernelInfo& info) override {
     heads_ = info.attr_int("num_heads", 0);
@@ -129,10 +131,12 @@ class MultiHeadAttentionKernel final : public Kernel {
       std::fill(row + visible, row + len, 0.f);
     };
 
-    // No broadcasting: every head of a batch item in two oneDNN calls over strided views,
-    // with the Q/K/V bias (when given) added into one copy of the item's rows first.
-    if (q.dim(0) == batch && k.dim(0) == batch && v.dim(0) == batch && q_seq == seq && len > 0) {
-      ONYX_ASSIGN_OR_RETURN(Tensor scores, ctx.allocate_scratch(DataType::kFloat, {heads_, seq, len}));
+    // No broadcasting: the heads of a batch item in groups, two oneDNN calls per group over
+    // strided views, with the Q/K/V bias (when given) added into one copy of the item's rows
+    // first. A group's scores stay within kScoresBudget floats (one head at least).
+    if (q.dim(0) == batch && k.dim(0) == batch && v.dim(0) == batch && q_seq == seq && len > 0 && h > 0 && hv > 0) {
+      const int64_t group = std::clamp<int64_t>(kScoresBudget / (seq * len), 1, heads_);
+      ONYX_ASSIGN_OR_RETURN(Tensor scores, ctx.allocate_scratch(DataType::kFloat, {group, seq, len}));
       Tensor biased;
       if (bp) {
         ONYX_ASSIGN_OR_RETURN(biased, ctx.allocate_scratch(DataType::kFloat, {seq * d + len * d + len * dv}));
@@ -151,11 +155,15 @@ class MultiHeadAttentionKernel final : public Kernel {
           add_row_bias(vb, bp + 2 * d, vc, len, dv);
           qb = qc, kb = kc, vb = vc;
         }
-        ONYX_RETURN_IF_ERROR(head_products_.scores(qb, d, kb, d, pp, heads_, seq, len, h, scale));
-        parallel_for(heads_ * seq, std::max<int64_t>(1, 8192 / len), [&](int64_t r0, int64_t r1) {
-          for (int64_t r = r0; r < r1; ++r) finish_scores_row(pp + r * len, b, r / seq, r % seq);
-        });
-        ONYX_RETURN_IF_ERROR(head_products_.context(pp, vb, dv, out + b * seq * dv, dv, heads_, seq, len, hv));
+        for (int64_t n0 = 0; n0 < heads_; n0 += group) {
+          const int64_t count = std::min(group, heads_ - n0);
+          ONYX_RETURN_IF_ERROR(head_products_.scores(qb + n0 * h, d, kb + n0 * h, d, pp, count, seq, len, h, scale));
+          parallel_for(count * seq, std::max<int64_t>(1, 8192 / len), [&](int64_t r0, int64_t r1) {
+            for (int64_t r = r0; r < r1; ++r) finish_scores_row(pp + r * len, b, n0 + r / seq, r % seq);
+          });
+          ONYX_RETURN_IF_ERROR(head_products_.context(pp, vb + n0 * hv, dv, out + b * seq * dv + n0 * hv, dv, count,
+                                                      seq, len, hv));
+        }
       }
       return Status::Ok();
     }
