@@ -108,6 +108,12 @@ class KernelContext {
   // Kernels whose working memory grows with their inputs' or outputs' sizes take it here.
   Result<Tensor> allocate_scratch(DataType dtype, const Shape& shape, bool zero_fill = false) const;
 
+  // CANCELLED when the run has been told to stop (RunOptions terminate, or its time limit has
+  // passed); OK otherwise, and always OK outside a run (constant folding). The run checks
+  // between nodes; a kernel whose work is not bounded by its tensors' sizes (a pooling window
+  // far larger than its input) calls this every so often and returns the error.
+  Status check_stop() const;
+
   // Runs a planned subgraph with these inputs; it reads outer-scope values from this frame.
   Result<std::vector<Value>> run_subgraph(const SubgraphPlan& plan, std::vector<Value> inputs) const;
 

@@ -59,4 +59,14 @@ Result<WindowGeometry> resolve_pool(const WindowAttrs& attrs, const Shape& x) {
   return resolve_window(attrs, Shape(x.begin() + 2, x.end()), attrs.kernel_shape);
 }
 
+bool pool_work_bounded(const WindowGeometry& g) {
+  double window = 1, out = 1, in = 1;  // doubles: products of hostile dims must not overflow
+  for (size_t d = 0; d < g.rank(); ++d) {
+    window *= double(g.kernel[d]);
+    out *= double(g.out[d]);
+    in *= double(g.in[d]);
+  }
+  return out * window <= 64 * in + double(1 << 20);
+}
+
 }  // namespace onyx

@@ -75,6 +75,31 @@ inline Status parse_pool_attrs(const KernelInfo& info, WindowAttrs* attrs) {
   return Status::Ok();
 }
 
+// True when running every tap of every window (what oneDNN's pooling does, padding included)
+// costs no more than 64 taps per input element, plus a fixed allowance: ordinary CNN pools
+// (3x3 stride 2, a 7x7 window over a 7x7 map). A window far larger than its input (a kernel of
+// 10^9 rows with SAME padding) fails this, and goes to the reference loops, which visit only
+// the taps inside the input and poll the run's stop conditions (PoolStopPoll).
+bool pool_work_bounded(const WindowGeometry& g);
+
+// Counts the taps a reference pool has visited and calls ctx.check_stop() every ~4M of them,
+// so that a long pool honours the run's terminate flag and time limit.
+class PoolStopPoll {
+ public:
+  explicit PoolStopPoll(const KernelContext& ctx) : ctx_(ctx) {}
+  Status add(int64_t taps) {
+    done_ += taps;
+    if (done_ < kEvery) return Status::Ok();
+    done_ = 0;
+    return ctx_.check_stop();
+  }
+
+ private:
+  static constexpr int64_t kEvery = int64_t(1) << 22;
+  const KernelContext& ctx_;
+  int64_t done_ = 0;
+};
+
 // AveragePool and LpPool: resolves the geometry of input 0 (floating types), allocates
 // Y (N, C, out...) and sets each Y[p, o] = reduce(windows, plane p of X, o), where reduce is
 // called as reduce(const PoolWindows&, const T* plane, int64_t o) and returns a compute_t<T>.
@@ -91,8 +116,11 @@ Status compute_window_pool(KernelContext& ctx, const WindowAttrs& attrs, Reduce 
     const int64_t planes = x.dim(0) * x.dim(1), in_size = g.in_size(), out_size = g.out_size();
     const T* in = x.data<T>();
     T* out = y->data<T>();
-    for (int64_t o = 0; o < out_size; ++o)
+    PoolStopPoll poll(ctx);
+    for (int64_t o = 0; o < out_size; ++o) {
+      ONYX_RETURN_IF_ERROR(poll.add(planes * (1 + windows.valid_count(o))));
       for (int64_t p = 0; p < planes; ++p) out[p * out_size + o] = static_cast<T>(reduce(windows, in + p * in_size, o));
+    }
     return Status::Ok();
   });
 }

@@ -388,6 +388,10 @@ Result<Tensor> KernelContext::allocate_scratch(DataType dtype, const Shape& shap
   return Tensor::create(dtype, shape, frame_ ? frame_->arena : nullptr, zero_fill);
 }
 
+Status KernelContext::check_stop() const {
+  return frame_ && frame_->control ? frame_->control->check() : Status::Ok();
+}
+
 void KernelContext::set_output(int i, Value value) {
   if (i >= 0 && i < num_outputs() && outputs_[size_t(i)]) *outputs_[size_t(i)] = std::move(value);
 }

@@ -2,6 +2,8 @@
 // Each must give a clear error (or a correct, bounded run), never a crash.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <thread>
@@ -470,6 +472,74 @@ TEST(HostileModel, LoopWithoutTripCountStopsAtTheTimeLimitAndOnTerminate) {
   auto timed_out = (*s)->run(feeds, {}, limited);
   ASSERT_FALSE(timed_out.ok());
   EXPECT_EQ(timed_out.status().code(), StatusCode::kCancelled) << timed_out.status().to_string();
+
+  RunOptions stoppable;
+  std::thread stopper([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    stoppable.terminate = true;
+  });
+  auto terminated = (*s)->run(feeds, {}, stoppable);
+  stopper.join();
+  ASSERT_FALSE(terminated.ok());
+  EXPECT_EQ(terminated.status().code(), StatusCode::kCancelled) << terminated.status().to_string();
+}
+
+// MaxPool with SAME_UPPER padding and a window of 875,172,163 x 2 over a 32 x 32 map (the
+// run_fuzzer hang of 2026-11-24): oneDNN's pooling walks every tap of every window, padding
+// included (10^12 taps); such windows go to the reference loops, which visit only the taps
+// inside the input. Each output is the max over all rows of columns j and j + 1.
+ModelBuilder giant_window_pool(int64_t rows, int64_t cols, std::vector<int64_t> kernel) {
+  ModelBuilder b;
+  b.input("x", {1, 1, rows, cols}).output("y", {-1, -1, -1, -1});
+  auto* n = b.node("MaxPool", {"x"}, {"y"});
+  set_ints(n, "kernel_shape", std::move(kernel));
+  auto* pad = n->add_attribute();
+  pad->set_name("auto_pad");
+  pad->set_type(onnx::AttributeProto::STRING);
+  pad->set_s("SAME_UPPER");
+  return b;
+}
+
+TEST(HostileModel, PoolWindowFarLargerThanItsInput) {
+  const ModelBuilder b = giant_window_pool(32, 32, {875172163, 2});
+  Tensor x(DataType::kFloat, {1, 1, 32, 32});
+  float* xp = x.data<float>();
+  for (int64_t i = 0; i < 32 * 32; ++i) xp[i] = float((i * 7919) % 1000) - 500.f;
+  for (int level : {0, 99}) {
+    SessionOptions options;
+    options.graph_optimization_level = level;
+    const std::string bytes = b.bytes();
+    auto s = Session::load_bytes(bytes.data(), bytes.size(), options);
+    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    auto r = (*s)->run({{"x", Value(x)}});
+    ASSERT_TRUE(r.ok()) << r.status().to_string();
+    const Tensor& y = (*r)[0].tensor();
+    ASSERT_EQ(y.shape(), (Shape{1, 1, 32, 32}));
+    for (int64_t i = 0; i < 32; ++i)
+      for (int64_t j = 0; j < 32; ++j) {
+        float want = -1e30f;
+        for (int64_t row = 0; row < 32; ++row)
+          for (int64_t col = j; col < std::min<int64_t>(j + 2, 32); ++col) want = std::max(want, xp[row * 32 + col]);
+        ASSERT_EQ(y.data<float>()[i * 32 + j], want) << "level " << level << " at " << i << "," << j;
+      }
+  }
+}
+
+// A pool whose taps inside the input alone number 10^13 (a 4095 x 4095 window over 2048 x 2048)
+// stops at the run's time limit and on terminate, instead of running for hours.
+TEST(HostileModel, LongPoolStopsAtTheTimeLimitAndOnTerminate) {
+  const ModelBuilder b = giant_window_pool(2048, 2048, {4095, 4095});
+  const std::string bytes = b.bytes();
+  auto s = Session::load_bytes(bytes.data(), bytes.size());
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  const std::vector<std::pair<std::string, Value>> feeds = {{"x", Value(Tensor(DataType::kFloat, {1, 1, 2048, 2048}))}};
+  RunOptions limited;
+  limited.timeout_ms = 100;
+  const auto start = std::chrono::steady_clock::now();
+  auto timed_out = (*s)->run(feeds, {}, limited);
+  ASSERT_FALSE(timed_out.ok());
+  EXPECT_EQ(timed_out.status().code(), StatusCode::kCancelled) << timed_out.status().to_string();
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(20));
 
   RunOptions stoppable;
   std::thread stopper([&] {

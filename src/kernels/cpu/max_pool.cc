@@ -31,7 +31,7 @@ class MaxPoolKernel final : public Kernel {
     Shape y_shape{x.dim(0), x.dim(1)};
     y_shape.insert(y_shape.end(), g.out.begin(), g.out.end());
     if (x.dtype() == DataType::kFloat && !ctx.output_requested(1) && onednn::MaxPool::supports(g) &&
-        shape_size(y_shape) > 0) {
+        pool_work_bounded(g) && shape_size(y_shape) > 0) {
       ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), y_shape));
       return fast_.run(x.shape(), g, x.data<float>(), y->data<float>());
     }
@@ -63,7 +63,9 @@ class MaxPoolKernel final : public Kernel {
       const int64_t planes = x.dim(0) * x.dim(1), in_size = g.in_size(), out_size = g.out_size();
       const T* in = x.data<T>();
       T* out = y->data<T>();
+      PoolStopPoll poll(ctx);
       for (int64_t o = 0; o < out_size; ++o) {
+        ONYX_RETURN_IF_ERROR(poll.add(planes * (1 + windows.valid_count(o))));
         for (int64_t p = 0; p < planes; ++p) {
           const T* plane = in + p * in_size;
           CT best = kLowest;

@@ -25,6 +25,9 @@ class NhwcMaxPoolKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(WindowGeometry g, resolve_pool(attrs_, x_nchw));
     if (!onednn::MaxPool::supports(g))
       return not_implemented("NhwcMaxPool with dilations or windows lying wholly in the padding");
+    if (!pool_work_bounded(g))
+      return not_implemented("NhwcMaxPool with a window of ", shape_to_string(g.kernel), " over an input of ",
+                             shape_to_string(g.in), " (far more taps than elements: run MaxPool unconverted)");
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), Shape{x.dim(0), g.out[0], g.out[1], x.dim(3)}));
     if (y->numel() == 0) return Status::Ok();
     return pool_.run(x_nchw, g, x.data<float>(), y->data<float>());

@@ -15,12 +15,16 @@
 namespace onyx::optimizer {
 namespace {
 
-// True when NhwcMaxPool computes every input shape this MaxPool may see: 2-D, unit
-// dilations, and each explicit pad smaller than the kernel (so that every window, including
+// True when NhwcMaxPool computes every input shape this MaxPool may see: 2-D, a window of at
+// most 64 x 64, unit dilations, and each explicit pad smaller than the kernel (so that every window, including
 // a last one that ceil_mode keeps, covers at least one input element).
 bool pool_fits_nhwc_kernel(const ir::Node& n) {
   const ir::Attribute* k = n.attribute("kernel_shape");
   if (!k || k->ints.size() != 2) return false;
+  // NhwcMaxPool refuses windows far larger than their input (pool_work_bounded): keep the
+  // windows of ordinary CNNs (up to 64 x 64), leave any other to MaxPool's reference loops.
+  for (int64_t v : k->ints)
+    if (v < 1 || v > 64) return false;
   if (const ir::Attribute* d = n.attribute("dilations"))
     for (int64_t v : d->ints)
       if (v != 1) return false;
