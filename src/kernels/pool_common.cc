@@ -59,14 +59,37 @@ Result<WindowGeometry> resolve_pool(const WindowAttrs& attrs, const Shape& x) {
   return resolve_window(attrs, Shape(x.begin() + 2, x.end()), attrs.kernel_shape);
 }
 
-bool pool_work_bounded(const WindowGeometry& g) {
-  double window = 1, out = 1, in = 1;  // doubles: products of hostile dims must not overflow
+namespace {
+
+// Taps of the window at output index j (one dim) that fall inside the input.
+int64_t valid_taps(const WindowGeometry& g, size_t d, int64_t j) {
+  const int64_t start = j * g.strides[d] - g.pad_begin[d], dil = g.dilations[d];
+  // t in [0, kernel) with 0 <= start + t * dil < in.
+  const int64_t t_lo = start >= 0 ? 0 : (-start + dil - 1) / dil;
+  const int64_t t_hi = start > g.in[d] - 1 ? -1 : std::min(g.kernel[d] - 1, (g.in[d] - 1 - start) / dil);
+  return std::max<int64_t>(0, t_hi - t_lo + 1);
+}
+
+}  // namespace
+
+bool pool_work_bounded(const WindowGeometry& g, int64_t planes) {
+  constexpr double kMaxTaps = double(int64_t(1) << 33);  // about a second of oneDNN pooling
+  constexpr int64_t kMaxPositions = int64_t(1) << 24;    // output positions worth counting taps for
+  double all = 1;  // doubles: products of hostile dims must not overflow
+  int64_t positions = 0;
   for (size_t d = 0; d < g.rank(); ++d) {
-    window *= double(g.kernel[d]);
-    out *= double(g.out[d]);
-    in *= double(g.in[d]);
+    all *= double(g.out[d]) * double(g.kernel[d]);
+    positions += g.out[d];
+    if (positions > kMaxPositions) return false;
   }
-  return out * window <= 64 * in + double(1 << 20);
+  if (double(planes) * all > kMaxTaps) return false;
+  double valid = 1;
+  for (size_t d = 0; d < g.rank(); ++d) {
+    double sum = 0;
+    for (int64_t j = 0; j < g.out[d]; ++j) sum += double(valid_taps(g, d, j));
+    valid *= sum;
+  }
+  return all <= 4 * valid + double(1 << 20);
 }
 
 }  // namespace onyx

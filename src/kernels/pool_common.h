@@ -75,12 +75,13 @@ inline Status parse_pool_attrs(const KernelInfo& info, WindowAttrs* attrs) {
   return Status::Ok();
 }
 
-// True when running every tap of every window (what oneDNN's pooling does, padding included)
-// costs no more than 64 taps per input element, plus a fixed allowance: ordinary CNN pools
-// (3x3 stride 2, a 7x7 window over a 7x7 map). A window far larger than its input (a kernel of
-// 10^9 rows with SAME padding) fails this, and goes to the reference loops, which visit only
-// the taps inside the input and poll the run's stop conditions (PoolStopPoll).
-bool pool_work_bounded(const WindowGeometry& g);
+// True when oneDNN's pooling, which runs every tap of every window (padding included) and
+// cannot be stopped midway, is worth calling on `planes` planes of this geometry: at most 2^33
+// taps in all (about a second), and no more than 4 times the taps inside the input (plus a
+// fixed allowance). Ordinary CNN pools pass. A window far larger than its input (10^9 rows
+// with SAME padding) or a pool of hours fails, and goes to the reference loops, which visit
+// only the taps inside the input and poll the run's stop conditions (PoolStopPoll).
+bool pool_work_bounded(const WindowGeometry& g, int64_t planes);
 
 // Counts the taps a reference pool has visited and calls ctx.check_stop() every ~4M of them,
 // so that a long pool honours the run's terminate flag and time limit.

@@ -1,5 +1,10 @@
 // NhwcMaxPool (com.microsoft): MaxPool over a channels-last X (N, H, W, C) -> Y (N, H', W', C),
-// float32, through oneDNN's pooling. MaxPool's attributes; storage_order must be 0; no Indices.
+// float32, through oneDNN's pooling (a reference loop over the taps inside the input when
+// pool_work_bounded says oneDNN's work would not be). MaxPool's attributes; storage_order
+// must be 0; no Indices.
+#include <algorithm>
+#include <limits>
+
 #include "kernels/kernel.h"
 #include "kernels/onednn_pool.h"
 #include "kernels/pool_common.h"
@@ -25,12 +30,34 @@ class NhwcMaxPoolKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(WindowGeometry g, resolve_pool(attrs_, x_nchw));
     if (!onednn::MaxPool::supports(g))
       return not_implemented("NhwcMaxPool with dilations or windows lying wholly in the padding");
-    if (!pool_work_bounded(g))
-      return not_implemented("NhwcMaxPool with a window of ", shape_to_string(g.kernel), " over an input of ",
-                             shape_to_string(g.in), " (far more taps than elements: run MaxPool unconverted)");
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), Shape{x.dim(0), g.out[0], g.out[1], x.dim(3)}));
     if (y->numel() == 0) return Status::Ok();
-    return pool_.run(x_nchw, g, x.data<float>(), y->data<float>());
+    if (pool_work_bounded(g, x.dim(0) * x.dim(3))) return pool_.run(x_nchw, g, x.data<float>(), y->data<float>());
+    return reference(ctx, g, x, *y);
+  }
+
+ private:
+  // Windows far larger than their input, or pools too long for one oneDNN call: the max over
+  // the taps inside the input, all channels of a position at once, polling the run's stop
+  // conditions.
+  static Status reference(const KernelContext& ctx, const WindowGeometry& g, const Tensor& x, Tensor& y) {
+    const int64_t batch = x.dim(0), channels = x.dim(3), in_size = g.in_size(), out_size = g.out_size();
+    const PoolWindows windows(g);
+    PoolStopPoll poll(ctx);
+    const float* in = x.data<float>();
+    float* out = y.data<float>();
+    for (int64_t n = 0; n < batch; ++n) {
+      for (int64_t o = 0; o < out_size; ++o) {
+        ONYX_RETURN_IF_ERROR(poll.add(channels * (1 + windows.valid_count(o))));
+        float* best = out + (n * out_size + o) * channels;
+        std::fill(best, best + channels, -std::numeric_limits<float>::infinity());
+        windows.for_each_tap(o, [&](int64_t i) {
+          const float* row = in + (n * in_size + i) * channels;
+          for (int64_t c = 0; c < channels; ++c) best[c] = std::max(best[c], row[c]);
+        });
+      }
+    }
+    return Status::Ok();
   }
 
  private:

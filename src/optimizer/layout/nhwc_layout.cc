@@ -21,8 +21,7 @@ namespace {
 bool pool_fits_nhwc_kernel(const ir::Node& n) {
   const ir::Attribute* k = n.attribute("kernel_shape");
   if (!k || k->ints.size() != 2) return false;
-  // NhwcMaxPool refuses windows far larger than their input (pool_work_bounded): keep the
-  // windows of ordinary CNNs (up to 64 x 64), leave any other to MaxPool's reference loops.
+  // The windows of ordinary CNNs (up to 64 x 64); any other stays a MaxPool.
   for (int64_t v : k->ints)
     if (v < 1 || v > 64) return false;
   if (const ir::Attribute* d = n.attribute("dilations"))
