@@ -15,12 +15,15 @@
 
 #include "ir/inline_functions.h"
 #include "onnx/mapped_file.h"
+#include "onnx/raw_data_lift.h"
 #include "onnx/tensor_proto.h"
 
 namespace onyx::onnx_format {
 namespace {
 
 constexpr int kMaxGraphDepth = 64;
+// raw_data of at least this many bytes is read from the mapped model file, not parsed.
+constexpr size_t kMinLiftedBytes = 1024;
 
 // Feeds a memory-mapped file to protobuf in chunks and hands the pages it has consumed back to
 // the kernel (MADV_DONTNEED: clean, read-only file pages, read again from the file if ever
@@ -114,19 +117,36 @@ ir::ValueInfo value_info_from_proto(const onnx::ValueInfoProto& vp) {
   return ir::ValueInfo{vp.name(), type_from_proto(vp.type()), vp.doc_string()};
 }
 
+// The raw_data of the main graph's initializers that load_model_file lifted out of the model
+// file before parsing (raw_data_lift.h).
+struct LiftedInitializers {
+  std::shared_ptr<MappedFile> file;
+  std::string location;  // the model file's name
+  std::vector<LiftedRawData> spans;
+};
+
 class GraphConverter {
  public:
   explicit GraphConverter(ExternalDataResolver* external) : external_(external) {}
 
-  Result<std::shared_ptr<ir::Graph>> convert(onnx::GraphProto& gp, int depth) {
+  // `lifted`: only for the main graph, whose skeleton the loader parsed.
+  Result<std::shared_ptr<ir::Graph>> convert(onnx::GraphProto& gp, int depth, const LiftedInitializers* lifted = nullptr) {
     if (depth > kMaxGraphDepth) return invalid_model("subgraphs nested deeper than ", kMaxGraphDepth, " levels");
     auto g = std::make_shared<ir::Graph>();
     g->name = gp.name();
-    for (auto& tp : *gp.mutable_initializer()) {
+    size_t next_lifted = 0;
+    for (int i = 0; i < gp.initializer_size(); ++i) {
+      onnx::TensorProto& tp = *gp.mutable_initializer(i);
       const std::string name = tp.name();
       if (name.empty()) return invalid_model("graph '", gp.name(), "' has an initializer without a name");
       ir::ExternalDataRef ref;
-      auto t = tensor_from_proto(tp, external_, &ref);
+      LiftedBytes bytes;
+      const bool is_lifted = lifted && next_lifted < lifted->spans.size() && lifted->spans[next_lifted].initializer_index == i;
+      if (is_lifted) {
+        const LiftedRawData& span = lifted->spans[next_lifted++];
+        bytes = LiftedBytes{lifted->file->data() + span.offset, span.size, lifted->file, lifted->location, span.offset};
+      }
+      auto t = tensor_from_proto(tp, external_, &ref, is_lifted ? &bytes : nullptr);
       if (!t.ok()) return t.take_status().with_context("while loading initializer '" + name + "'");
       if (!g->initializers.emplace(name, std::move(t).value()).second)
         return invalid_model("graph '", gp.name(), "' defines initializer '", name, "' twice");
@@ -247,7 +267,8 @@ class GraphConverter {
   bool in_function_ = false;
 };
 
-Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_dir, const LoadOptions& options) {
+Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_dir, const LoadOptions& options,
+                                const LiftedInitializers* lifted = nullptr) {
   ir::Model m;
   m.ir_version = mp.ir_version();
   if (m.ir_version < 1 || m.ir_version > 10)
@@ -267,7 +288,7 @@ Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_di
   if (!mp.has_graph()) return invalid_model("the model has no graph");
   ExternalDataResolver external(base_dir, options.files_in_memory);
   GraphConverter converter(&external);
-  ONYX_ASSIGN_OR_RETURN(auto graph, converter.convert(*mp.mutable_graph(), 0));
+  ONYX_ASSIGN_OR_RETURN(auto graph, converter.convert(*mp.mutable_graph(), 0, lifted));
   m.graph = std::move(*graph);
   std::vector<ir::Function> functions;
   for (auto& fp : *mp.mutable_functions()) {
@@ -296,6 +317,16 @@ Result<ir::Model> load_model_file(const std::string& path, const LoadOptions& op
     if (size == 0) return invalid_model("empty model: 0 bytes");
     if (size > size_t(INT_MAX)) return invalid_model("model of ", size, " bytes exceeds protobuf's 2 GB limit; use external data");
     onnx::ModelProto mp;
+    // Large initializers: parse a skeleton without their bytes, which are then read in place.
+    // A skeleton that does not parse falls through to the whole file, for protobuf's error.
+    if (auto skeleton = lift_raw_data((*file)->data(), size, kMinLiftedBytes)) {
+      if (parse_message(skeleton->bytes.data(), skeleton->bytes.size(), &mp, "model").ok()) {
+        skeleton->bytes = std::string();
+        LiftedInitializers lifted{*file, std::filesystem::path(path).filename().string(), std::move(skeleton->lifted)};
+        return convert_model(mp, dir.empty() ? "." : dir, options, &lifted);
+      }
+      mp.Clear();
+    }
     PageReleasingInput input((*file)->data(), size);
     google::protobuf::io::CodedInputStream stream(&input);
     stream.SetTotalBytesLimit(INT_MAX);

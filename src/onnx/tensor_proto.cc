@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstring>
 #include <filesystem>
 
 namespace onyx::onnx_format {
@@ -139,7 +140,8 @@ void fill_from_typed_fields(const onnx::TensorProto& p, Tensor& t) {
 
 }  // namespace
 
-Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* external, ir::ExternalDataRef* ref) {
+Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* external, ir::ExternalDataRef* ref,
+                                 const LiftedBytes* lifted) {
   if (!is_valid_data_type(p.data_type()))
     return invalid_model("tensor '", p.name(), "' has unknown data type ", p.data_type());
   const DataType dtype = DataType(p.data_type());
@@ -176,6 +178,22 @@ Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* ext
       return invalid_model("tensor '", p.name(), "' ", data_type_name(dtype), shape_to_string(shape), " needs ", nbytes,
                            " bytes but its external data holds ", buffer->size());
     return Tensor(dtype, std::move(shape), std::move(buffer));
+  }
+
+  if (lifted) {
+    if (dtype == DataType::kString) return invalid_model("tensor '", p.name(), "': string tensors cannot use raw_data");
+    if (lifted->size != nbytes)
+      return invalid_model("tensor '", p.name(), "' ", data_type_name(dtype), shape_to_string(shape), " needs ", nbytes,
+                           " bytes but raw_data holds ", lifted->size);
+    if (reinterpret_cast<uintptr_t>(lifted->data) % std::min<size_t>(item, 8) == 0) {
+      if (ref) *ref = ir::ExternalDataRef{lifted->location, int64_t(lifted->offset), int64_t(nbytes)};
+      return Tensor(dtype, std::move(shape),
+                    std::make_shared<Buffer>(const_cast<char*>(lifted->data), nbytes, lifted->file));
+    }
+    ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape, nullptr, /*zero_fill=*/false));
+    std::memcpy(t.raw_data(), lifted->data, nbytes);
+    release_mapped_pages(lifted->data, nbytes);
+    return t;
   }
 
   if (p.has_raw_data()) {

@@ -29,10 +29,24 @@ class ExternalDataResolver {
   std::map<std::string, std::shared_ptr<MappedFile>> files_;
 };
 
+// The raw_data bytes of a TensorProto that the loader lifted out of the mapped model file
+// before parsing (raw_data_lift.h).
+struct LiftedBytes {
+  const char* data = nullptr;
+  size_t size = 0;
+  std::shared_ptr<MappedFile> file;  // keeps `data` mapped
+  std::string location;              // the model file's name, beside which it lies
+  size_t offset = 0;                 // of `data` in that file
+};
+
 // Converts a TensorProto. `proto` may be consumed (its raw_data moved into the tensor). When
 // its data is external and `ref` is given, *ref says where it lies.
+// With `lifted`, the bytes are the TensorProto's raw_data (the proto no longer holds them):
+// the tensor views the mapped file when they are aligned for its type (*ref then names the
+// model file, as for external data, so the session can drop the pages once a kernel has
+// packed them), else it gets an aligned copy and the file's pages are dropped at once.
 Result<Tensor> tensor_from_proto(onnx::TensorProto& proto, ExternalDataResolver* external,
-                                 ir::ExternalDataRef* ref = nullptr);
+                                 ir::ExternalDataRef* ref = nullptr, const LiftedBytes* lifted = nullptr);
 // Converts a SparseTensorProto into a dense tensor.
 Result<Tensor> tensor_from_sparse_proto(onnx::SparseTensorProto& proto, ExternalDataResolver* external);
 // Writes a tensor as a TensorProto (raw_data for numbers, string_data for strings).

@@ -6,6 +6,10 @@
 // full host copy. The CPU's loader is the mapping itself: it returns the view unchanged, and
 // pages are read from disk only when a kernel first touches them.
 //
+// Large raw_data initializers of a model file that the loader reads in place (aligned for
+// their type; onnx/raw_data_lift.h) come here too, as external data whose location is the
+// model file itself.
+//
 // Loaders are registered per device (ExternalDataLoaderRegistry); a session uses the loader of
 // the device that runs its kernels, or SessionOptions::external_data_loader when given.
 #pragma once

@@ -1,15 +1,43 @@
 // libFuzzer target (a): model bytes -> load -> check -> optimise -> plan (a whole session
 // creation, at an optimisation level the bytes pick). Any error is fine; a crash, a hang, a
-// leak or a sanitizer report is a finding.
+// leak or a sanitizer report is a finding. It also checks the raw_data lift that model files
+// go through (src/onnx/raw_data_lift.h) against protobuf: the skeleton plus the lifted bytes
+// must parse exactly when the whole bytes do, into the same message; a difference aborts.
+#include <onnx/onnx_pb.h>
+
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
+#include <string>
 
 #include "core/logging.h"
 #include "fuzz_inputs.h"
 #include "model_mutator.h"
+#include "onnx/raw_data_lift.h"
 #include "session/session.h"
 
+namespace {
+
+void check_raw_data_lift(const uint8_t* data, size_t size) {
+  const char* bytes = reinterpret_cast<const char*>(data);
+  auto skeleton = onyx::onnx_format::lift_raw_data(bytes, size, 16);
+  if (!skeleton) return;
+  onnx::ModelProto whole, rebuilt;
+  const bool whole_ok = whole.ParseFromArray(bytes, int(size));
+  bool rebuilt_ok = rebuilt.ParseFromString(skeleton->bytes);
+  for (const auto& l : skeleton->lifted) {
+    if (!rebuilt_ok) break;
+    if (l.initializer_index >= rebuilt.graph().initializer_size() || l.offset + l.size > size) std::abort();
+    rebuilt.mutable_graph()->mutable_initializer(l.initializer_index)->set_raw_data(bytes + l.offset, l.size);
+  }
+  if (whole_ok != rebuilt_ok) std::abort();
+  if (whole_ok && whole.SerializeAsString() != rebuilt.SerializeAsString()) std::abort();
+}
+
+}  // namespace
+
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  if (size <= size_t(INT32_MAX)) check_raw_data_lift(data, size);
   onyx::SessionOptions options;
   options.log_level = 4;  // warnings about odd models are expected here
   options.intra_op_threads = 1;
