@@ -63,10 +63,10 @@ class FusedConvKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), y_shape));
     if (y->numel() == 0) return Status::Ok();
     if (x_nchw[1] == 0) return invalid_argument(op, ": X has no channels");
-    if (has_z) std::memcpy(y->data<float>(), z.data<float>(), size_t(y->numel()) * sizeof(float));
     const onednn::Conv& conv = *convs_[size_t((has_bias ? 1 : 0) | (has_z ? 2 : 0))];
     ONYX_RETURN_IF_ERROR(conv.run(x_nchw, w.shape(), group_, g, x.data<float>(), w.data<float>(),
-                                  has_bias ? b.data<float>() : nullptr, y->data<float>()));
+                                  has_bias ? b.data<float>() : nullptr, has_z ? z.data<float>() : nullptr,
+                                  y->data<float>()));
     if (activation_.needs_apply()) activation_.apply(y->data<float>(), y->numel());
     return Status::Ok();
   }

@@ -1,7 +1,7 @@
 // Float32 N-d convolution (1 to 3 spatial dims) through oneDNN, shared by Conv and the fused
 // convolutions built on it.
 //
-//   y = activation(conv(x, w) [+ bias] [+ y])
+//   y = activation(conv(x, w) [+ bias] [+ z])
 //
 // x is (N, C, D...) in NCHW order, w is (M, C / group, k...), y is (N, M, O...) in NCHW
 // order, or x and y channels-last (N, D..., C) when `channels_last`; bias is [M]. Shapes are
@@ -28,7 +28,7 @@ namespace onyx::onednn {
 struct ConvEpilogue {
   bool channels_last = false;  // x and y are (N, D..., C)
   bool bias = false;
-  bool accumulate = false;  // add the convolution to what y holds (a residual)
+  bool accumulate = false;  // add a residual z, of y's shape and layout
   dnnl::algorithm activation = dnnl::algorithm::undef;  // undef: none
   float activation_alpha = 0.0f, activation_beta = 0.0f;
 };
@@ -41,8 +41,12 @@ class Conv {
   void set_constant_w(const float* w) { constant_w_ = w; }
   // True when oneDNN can take this geometry (1 to 3 spatial dims).
   static bool supports(const WindowGeometry& g) { return g.rank() >= 1 && g.rank() <= 3; }
+  // `z` is the residual when the epilogue accumulates (else ignored); it must not overlap y. A
+  // channels-last direct convolution reads z in its epilogue (a binary post-op); otherwise z
+  // is first copied into y and added by a sum post-op.
   Status run(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape, int64_t group,
-             const WindowGeometry& g, const float* x, const float* w, const float* bias, float* y) const;
+             const WindowGeometry& g, const float* x, const float* w, const float* bias, const float* z,
+             float* y) const;
   // Whether run() with these arguments computes by Winograd (see onednn_conv.cc); for tests.
   Result<bool> uses_winograd(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape, int64_t group,
                              const WindowGeometry& g, const float* w) const;
@@ -62,6 +66,7 @@ class Conv {
     Reorder x_to_inner, y_to_user, y_to_inner;  // set when the matching reorder_* is
     bool uses_packed_w = false;
     bool winograd = false;  // computed by Winograd rather than directly
+    bool z_post_op = false;  // the residual is read by a binary post-op, not copied into y
   };
   Result<std::shared_ptr<const Entry>> entry_for(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape,
                                                  int64_t group, const WindowGeometry& g, const float* w) const;

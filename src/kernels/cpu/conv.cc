@@ -50,7 +50,7 @@ class ConvKernel final : public Kernel {
     if (y->numel() == 0) return Status::Ok();
     const onednn::Conv& conv = has_bias ? *with_bias_ : *plain_;
     return conv.run(x.shape(), w.shape(), group_, g, x.data<float>(), w.data<float>(),
-                    has_bias ? b.data<float>() : nullptr, y->data<float>());
+                    has_bias ? b.data<float>() : nullptr, nullptr, y->data<float>());
   }
 
   WindowAttrs attrs_;
