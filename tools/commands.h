@@ -11,5 +11,6 @@ int run_command(const std::vector<std::string>& args);
 int test_command(const std::vector<std::string>& args);
 int bench_command(const std::vector<std::string>& args);
 int profile_summary_command(const std::vector<std::string>& args);
+int compare_command(const std::vector<std::string>& args);
 
 }  // namespace onyx::cli

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <climits>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -21,7 +22,7 @@ bool plain_file_name(const std::string& name) {
   return true;
 }
 
-Result<Value> random_input(const ir::ValueInfo& vi, const FeedArgs& args, std::mt19937& rng) {
+Result<Value> random_input(const ir::ValueInfo& vi, const FeedArgs& args, const IntRange* range, std::mt19937& rng) {
   if (vi.type.kind != ir::TypeInfo::Kind::kTensor)
     return not_implemented("--random-inputs cannot make a value for non-tensor input '", vi.name, "'");
   Shape shape;
@@ -41,15 +42,17 @@ Result<Value> random_input(const ir::ValueInfo& vi, const FeedArgs& args, std::m
   }
   ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(vi.type.elem_type, shape));
   std::uniform_real_distribution<float> uni(0.f, 1.f);
-  const int64_t high = std::max<int64_t>(1, args.random_int_high);
+  const int64_t low = range ? range->low : 0;
+  const int64_t high = range ? std::max(range->high, low + 1) : std::max<int64_t>(1, args.random_int_high);
+  std::uniform_int_distribution<int64_t> integer(low, high - 1);
   for (int64_t i = 0; i < t.numel(); ++i) {
     const float v = uni(rng);
     switch (t.dtype()) {
       case DataType::kFloat: t.data<float>()[i] = v; break;
       case DataType::kDouble: t.data<double>()[i] = v; break;
       case DataType::kFloat16: t.data<Float16>()[i] = Float16(v); break;
-      case DataType::kInt64: t.data<int64_t>()[i] = std::min(high - 1, int64_t(v * float(high))); break;
-      case DataType::kInt32: t.data<int32_t>()[i] = int32_t(std::min(high - 1, int64_t(v * float(high)))); break;
+      case DataType::kInt64: t.data<int64_t>()[i] = integer(rng); break;
+      case DataType::kInt32: t.data<int32_t>()[i] = int32_t(std::clamp<int64_t>(integer(rng), INT32_MIN, INT32_MAX)); break;
       case DataType::kUInt8: t.data<uint8_t>()[i] = uint8_t(v * 255); break;
       case DataType::kInt8: t.data<int8_t>()[i] = int8_t(v * 255 - 128); break;
       case DataType::kBool: t.data<bool>()[i] = v > 0.5f; break;
@@ -68,6 +71,34 @@ Result<Value> read_input(const std::string& path, const ir::TypeInfo& type) {
 }
 
 }  // namespace
+
+std::map<std::string, IntRange> random_int_ranges(const Session& session) {
+  std::map<std::string, IntRange> ranges;
+  const ir::Graph& graph = session.model().graph;
+  for (const auto& vi : session.inputs()) {
+    if (vi.type.elem_type != DataType::kInt64 && vi.type.elem_type != DataType::kInt32) continue;
+    std::string lower = vi.name;
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
+    if (lower.find("mask") != std::string::npos) ranges[vi.name] = IntRange{1, 2};
+  }
+  for (const auto& node : graph.nodes) {
+    if (node.op_type != "Gather" || !node.domain.empty() || node.inputs.size() < 2) continue;
+    int64_t axis = 0;
+    if (auto a = node.attributes.find("axis"); a != node.attributes.end()) axis = a->second.i;
+    if (axis != 0) continue;
+    auto table = graph.initializers.find(node.inputs[0]);
+    if (table == graph.initializers.end() || table->second.rank() < 1 || table->second.dim(0) < 1) continue;
+    const std::string& indices = node.inputs[1];
+    bool is_input = false;
+    for (const auto& vi : session.inputs()) is_input = is_input || vi.name == indices;
+    if (!is_input) continue;
+    const int64_t size = table->second.dim(0);
+    auto it = ranges.find(indices);
+    if (it == ranges.end()) ranges[indices] = IntRange{0, size};
+    else it->second.high = std::min(it->second.high, size);
+  }
+  return ranges;
+}
 
 Result<std::vector<std::pair<std::string, Value>>> gather_feeds(const Session& session, const FeedArgs& args) {
   std::vector<std::pair<std::string, Value>> feeds;
@@ -104,10 +135,13 @@ Result<std::vector<std::pair<std::string, Value>>> gather_feeds(const Session& s
     }
   }
   if (args.random_inputs) {
-    std::mt19937 rng(0);
+    std::mt19937 rng(args.seed);
+    const std::map<std::string, IntRange> ranges =
+        args.int_ranges_from_graph ? random_int_ranges(session) : std::map<std::string, IntRange>{};
     for (const auto* vi : feedable) {
       if (given(vi->name)) continue;
-      ONYX_ASSIGN_OR_RETURN(Value v, random_input(*vi, args, rng));
+      auto range = ranges.find(vi->name);
+      ONYX_ASSIGN_OR_RETURN(Value v, random_input(*vi, args, range == ranges.end() ? nullptr : &range->second, rng));
       feeds.emplace_back(vi->name, std::move(v));
     }
   }

@@ -23,7 +23,20 @@ struct FeedArgs {
   int64_t random_batch = 0, random_seq = 0;
   // Random integers are drawn from [0, random_int_high).
   int64_t random_int_high = 10;
+  // Random integers where the graph says what is valid instead (random_int_ranges).
+  bool int_ranges_from_graph = false;
+  // Seeds the random values (the same seed gives the same feeds).
+  uint32_t seed = 0;
 };
+
+// Where random integer inputs stay valid, read from the graph: an input used as the indices
+// of a Gather on axis 0 of a tensor of known size V (an embedding table) gets [0, V) (the
+// smallest such V); an input whose name contains "mask" (any case) gets all ones. Inputs not
+// in the map keep [0, random_int_high).
+struct IntRange {
+  int64_t low = 0, high = 1;  // [low, high)
+};
+std::map<std::string, IntRange> random_int_ranges(const Session& session);
 
 // Handles --input, --inputs-dir and --random-inputs; returns true when `flag` was one of
 // them (its value, if any, taken with `next`).
@@ -48,8 +61,8 @@ Result<bool> parse_feed_flag(const std::string& flag, Next&& next, FeedArgs& out
 }
 
 // The feeds for `session`. Random values (when asked) fill every feedable input not given
-// otherwise: floats uniform in [0, 1), integers in [0, random_int_high), booleans
-// half true.
+// otherwise: floats uniform in [0, 1), integers in [0, random_int_high) (or in the graph's
+// ranges, with int_ranges_from_graph), booleans half true.
 Result<std::vector<std::pair<std::string, Value>>> gather_feeds(const Session& session, const FeedArgs& args);
 
 // Writes outputs[k] as DIR/output_K.pb and, for non-string tensors, DIR/output_K.npy, plus

@@ -25,7 +25,10 @@ void print_usage() {
       "                                    create time, first run, min/median/p90 latency, peak RSS\n"
       "  onyx test CASE_DIR...             run ONNX test cases (model.onnx + test_data_set_*)\n"
       "  onyx profile-summary FILE [--top N]\n"
-      "                                    kernel time per op type from a --profile file\n\n"
+      "                                    kernel time per op type from a --profile file\n"
+      "  onyx compare A.onnx B.onnx [--runs N] [--rtol R] [--atol A] [--inputs-dir DIR] ...\n"
+      "                                    run two models on the same inputs; per output max abs /\n"
+      "                                    rel difference and cosine; exit 1 beyond tolerance\n\n"
       "FREE-DIMS: --free-dim NAME=VALUE and --free-dim-denotation DATA_BATCH=VALUE (repeatable)\n"
       "           fix symbolic input dims by dim_param name or by ONNX dimension denotation\n");
 }
@@ -58,6 +61,7 @@ int main(int argc, char** argv) {
   if (command == "bench") return onyx::cli::bench_command(args);
   if (command == "test") return onyx::cli::test_command(args);
   if (command == "profile-summary") return onyx::cli::profile_summary_command(args);
+  if (command == "compare") return onyx::cli::compare_command(args);
   std::fprintf(stderr, "onyx: unknown command '%s'\n", command.c_str());
   print_usage();
   return 2;
