@@ -116,54 +116,36 @@ Result<std::shared_ptr<const Conv::Entry>> Conv::entry_for(const std::vector<int
   const dnnl::memory::desc bias_md = epilogue_.bias ? dnnl::memory::desc({maps}, dt::f32, tag::a) : dnnl::memory::desc();
   const Layout layout = nhwc ? Layout::kChannelsLast : inner_layout();
 
-  // The residual: read from z by a binary post-op where y stays in the user's layout
-  // (channels-last), so it is not first copied into y; else a sum post-op over y.
-  auto attr_with = [&](bool z_post_op) {
-    dnnl::primitive_attr attr = base_attr();
-    dnnl::post_ops ops;
-    if (epilogue_.accumulate && z_post_op) ops.append_binary(dnnl::algorithm::binary_add, entry->y_user);
-    if (epilogue_.accumulate && !z_post_op) ops.append_sum(1.0f);
-    if (epilogue_.activation != dnnl::algorithm::undef)
-      ops.append_eltwise(1.0f, epilogue_.activation, epilogue_.activation_alpha, epilogue_.activation_beta);
-    attr.set_post_ops(ops);
-    return attr;
-  };
+  // The residual is summed into y, which run() first fills with z. (A binary post-op reading z
+  // in place would save that copy, but oneDNN 2.6 then picks jit_1x1 over brgconv_1x1 for
+  // ResNet's 1x1 layers, which costs more than the copy: measured in bench/RESULTS.md.)
+  dnnl::primitive_attr attr = base_attr();
+  dnnl::post_ops ops;
+  if (epilogue_.accumulate) ops.append_sum(1.0f);
+  if (epilogue_.activation != dnnl::algorithm::undef)
+    ops.append_eltwise(1.0f, epilogue_.activation, epilogue_.activation_alpha, epilogue_.activation_beta);
+  attr.set_post_ops(ops);
   const bool packable = constant_w_ == w && w != nullptr;
   const bool try_winograd = winograd_candidate(w_dims, group, g, strides, dilations, packable);
-  const bool try_z_post_op = epilogue_.accumulate && nhwc;
-  auto make_with = [&](dnnl::algorithm algorithm, Layout inner, const dnnl::memory::desc& w_md, bool z_post_op) {
+  auto make_with = [&](dnnl::algorithm algorithm, Layout inner, const dnnl::memory::desc& w_md) {
     return dnnl::convolution_forward::primitive_desc(
         dnnl::convolution_forward::desc(dnnl::prop_kind::forward_inference, algorithm, activation_desc(x_dims, inner),
                                         w_md, bias_md, activation_desc(y_dims, inner), strides, dilations, pad_l, pad_r),
-        attr_with(z_post_op), engine());
+        attr, engine());
   };
-  // Winograd in the layout oneDNN picks when it takes this geometry (its y is then reordered,
-  // so the residual is summed), else direct convolution, reading z in place where it can.
+  // Winograd in the layout oneDNN picks when it takes this geometry, else direct convolution.
   auto make = [&](const dnnl::memory::desc& w_md) {
     if (try_winograd) {
       try {
-        auto pd = make_with(dnnl::algorithm::convolution_winograd, Layout::kAny, w_md, false);
+        auto pd = make_with(dnnl::algorithm::convolution_winograd, Layout::kAny, w_md);
         entry->winograd = true;
-        entry->z_post_op = false;
         return pd;
       } catch (const dnnl::error&) {
         // no Winograd kernel for this shape, layout or post-op chain on this CPU
       }
     }
     entry->winograd = false;
-    if (try_z_post_op) {
-      try {
-        auto pd = make_with(dnnl::algorithm::convolution_direct, layout, w_md, true);
-        if (pd.dst_desc() == entry->y_user) {
-          entry->z_post_op = true;
-          return pd;
-        }
-      } catch (const dnnl::error&) {
-        // no binary post-op for this convolution on this CPU
-      }
-    }
-    entry->z_post_op = false;
-    return make_with(dnnl::algorithm::convolution_direct, layout, w_md, false);
+    return make_with(dnnl::algorithm::convolution_direct, layout, w_md);
   };
 
   Status s = guarded("convolution setup", [&] {
@@ -215,7 +197,7 @@ Status Conv::run(const std::vector<int64_t>& x_shape, const std::vector<int64_t>
   if (epilogue_.bias && !bias) return error(StatusCode::kInternal, "convolution bias expected");
   if (epilogue_.accumulate && (!z || z == y)) return error(StatusCode::kInternal, "convolution residual expected, apart from y");
   ONYX_ASSIGN_OR_RETURN(auto entry, entry_for(x_shape, w_shape, group, g, w));
-  if (epilogue_.accumulate && !entry->z_post_op) {
+  if (epilogue_.accumulate) {  // z into y, in parallel (a single-threaded copy showed at 2 threads)
     const size_t n = entry->y_user.get_size() / sizeof(float);
     parallel_for(int64_t(n), int64_t(1) << 16, [&](int64_t begin, int64_t end) {
       std::memcpy(y + begin, z + begin, size_t(end - begin) * sizeof(float));
@@ -240,8 +222,6 @@ Status Conv::run(const std::vector<int64_t>& x_shape, const std::vector<int64_t>
     args[DNNL_ARG_WEIGHTS] =
         entry->uses_packed_w ? *packed_w_ : dnnl::memory(entry->pd.weights_desc(), engine(), const_cast<float*>(w));
     if (epilogue_.bias) args[DNNL_ARG_BIAS] = dnnl::memory(entry->pd.bias_desc(), engine(), const_cast<float*>(bias));
-    if (entry->z_post_op)
-      args[DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1] = dnnl::memory(entry->y_user, engine(), const_cast<float*>(z));
     args[DNNL_ARG_DST] = y_inner;
     execute(entry->prim, entry->pd, args);
     if (entry->reorder_y) run_reorder(entry->y_to_user, y_inner, y_user);

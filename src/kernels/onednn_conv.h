@@ -41,9 +41,8 @@ class Conv {
   void set_constant_w(const float* w) { constant_w_ = w; }
   // True when oneDNN can take this geometry (1 to 3 spatial dims).
   static bool supports(const WindowGeometry& g) { return g.rank() >= 1 && g.rank() <= 3; }
-  // `z` is the residual when the epilogue accumulates (else ignored); it must not overlap y. A
-  // channels-last direct convolution reads z in its epilogue (a binary post-op); otherwise z
-  // is first copied into y and added by a sum post-op.
+  // `z` is the residual when the epilogue accumulates (else ignored); it must not overlap y:
+  // it is copied into y (in parallel) and added by a sum post-op.
   Status run(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape, int64_t group,
              const WindowGeometry& g, const float* x, const float* w, const float* bias, const float* z,
              float* y) const;
@@ -66,7 +65,6 @@ class Conv {
     Reorder x_to_inner, y_to_user, y_to_inner;  // set when the matching reorder_* is
     bool uses_packed_w = false;
     bool winograd = false;  // computed by Winograd rather than directly
-    bool z_post_op = false;  // the residual is read by a binary post-op, not copied into y
   };
   Result<std::shared_ptr<const Entry>> entry_for(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape,
                                                  int64_t group, const WindowGeometry& g, const float* w) const;
