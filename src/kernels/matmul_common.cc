@@ -1,6 +1,8 @@
 #include "kernels/matmul_common.h"
 
 #include <functional>
+#include <type_traits>
+#include <vector>
 
 #include "kernels/broadcast.h"
 #include "kernels/dispatch.h"
@@ -103,5 +105,24 @@ Result<std::vector<uint64_t>> subtract_zero_point(const Tensor& x, const Tensor&
 template void batched_matmul<float>(const MatMulPlan&, const float*, const float*, float*);
 template void batched_matmul<double>(const MatMulPlan&, const double*, const double*, double*);
 template void batched_matmul<uint64_t>(const MatMulPlan&, const uint64_t*, const uint64_t*, uint64_t*);
+
+Status matmul_reference(const MatMulPlan& plan, const Tensor& a, const Tensor& b, Tensor& y) {
+  if (y.numel() == 0) return Status::Ok();
+  return dispatch<ONYX_FLOAT_TYPES, int32_t, int64_t, uint32_t, uint64_t>(a.dtype(), [&]<typename T>() -> Status {
+    using CT = std::conditional_t<std::is_integral_v<T>, uint64_t, compute_t<T>>;
+    std::vector<CT> abuf, bbuf, ybuf;
+    const CT* ac = as_compute_type<CT>(a.data<T>(), a.numel(), abuf);
+    const CT* bc = as_compute_type<CT>(b.data<T>(), b.numel(), bbuf);
+    if constexpr (std::is_same_v<T, CT>) {
+      batched_matmul<CT>(plan, ac, bc, y.data<T>());
+    } else {
+      ybuf.resize(size_t(y.numel()));
+      batched_matmul<CT>(plan, ac, bc, ybuf.data());
+      T* out = y.data<T>();
+      for (int64_t i = 0; i < y.numel(); ++i) out[i] = static_cast<T>(ybuf[size_t(i)]);
+    }
+    return Status::Ok();
+  });
+}
 
 }  // namespace onyx

@@ -26,6 +26,11 @@ Result<MatMulPlan> plan_matmul(const Shape& a, const Shape& b);
 template <typename T>
 void batched_matmul(const MatMulPlan& plan, const T* a, const T* b, T* y);
 
+// y = matmul(a, b) by `plan` (from plan_matmul of their shapes) without oneDNN: floats in
+// float or double (16-bit types converted), 32/64-bit integers wrapping; y allocated with
+// plan.out and a's dtype.
+Status matmul_reference(const MatMulPlan& plan, const Tensor& a, const Tensor& b, Tensor& y);
+
 // The integer operand x (int8 / uint8) of MatMulInteger or QLinearMatMul minus its zero
 // point, as wrapping uint64 values. `zero_point` (same type as x, or undefined for 0) is one
 // value, or per row of A ([M], or A's shape with the last dim 1) when `is_a`, or per column

@@ -170,4 +170,24 @@ Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, con
   });
 }
 
+MatMulShape numpy_matmul_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+  MatMulShape s;
+  s.a.assign(a.begin(), a.end());
+  s.b.assign(b.begin(), b.end());
+  if (s.a.size() == 1) s.a.insert(s.a.begin(), 1);
+  if (s.b.size() == 1) s.b.push_back(1);
+  bool b_has_batch = false;
+  for (size_t i = 0; i + 2 < s.b.size(); ++i) b_has_batch |= s.b[i] != 1;
+  if (!b_has_batch) {
+    int64_t rows = 1;
+    for (size_t i = 0; i + 1 < s.a.size(); ++i) rows *= s.a[i];
+    s.a = {rows, s.a.back()};
+    s.b = {s.b[s.b.size() - 2], s.b.back()};
+    return s;
+  }
+  while (s.a.size() < s.b.size()) s.a.insert(s.a.begin(), 1);
+  while (s.b.size() < s.a.size()) s.b.insert(s.b.begin(), 1);
+  return s;
+}
+
 }  // namespace onyx::onednn

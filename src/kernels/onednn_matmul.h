@@ -79,6 +79,11 @@ class MatMul {
 // Rank of the output of op(a) * op(b) with broadcasting; checks that the shapes fit.
 Status check_matmul_shape(const MatMulShape& shape);
 
+// numpy.matmul of A and B as oneDNN sees it: 1-D operands made 2-D, ranks equalised with
+// leading 1s, and the batch of A folded into its rows when B has no batch. A and B are
+// stored as their shapes say (no transposes).
+MatMulShape numpy_matmul_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+
 // True when the CPU multiplies bfloat16 natively (AVX512_BF16 or AMX), so bf16 products pay.
 bool bf16_products_available();
 

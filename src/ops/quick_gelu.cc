@@ -1,0 +1,8 @@
+// com.microsoft QuickGelu: Y has X's type and shape.
+#include "ops/op_rule.h"
+
+namespace onyx::ops {
+
+ONYX_REGISTER_OP_RULE("com.microsoft", "QuickGelu", 1, 1000, infer_same_as_input0);
+
+}  // namespace onyx::ops

@@ -1,0 +1,35 @@
+// SimplifiedLayerNormalization (ai.onnx domain, since 1, as ONNX Runtime registers it; RMS
+// normalisation): Y has Scale's type and X's shape; inv_std_var (output 1) has the shape
+// X.shape[:axis] + [1] * (rank - axis) and the type stash_type (float32 by default, double
+// for 11).
+#include "ops/op_rule.h"
+
+namespace onyx::ops {
+namespace {
+Status infer(InferenceContext& ctx) {
+  const SymbolicShape x = ctx.input_shape(0);
+  const DataType y_type = ctx.has_input(1) ? ctx.input_elem_type(1) : ctx.input_elem_type(0);
+  ctx.set_output(0, y_type, x);
+  if (ctx.num_outputs() < 2) return Status::Ok();
+  const int64_t stash_type = ctx.attr_int("stash_type", 1);
+  const DataType stash = stash_type == 1 ? DataType::kFloat : stash_type == 11 ? DataType::kDouble : DataType::kUndefined;
+  SymbolicShape stats;
+  Status status = Status::Ok();
+  if (x.has_rank) {
+    const int64_t rank = int64_t(x.dims.size());
+    int64_t axis = ctx.attr_int("axis", -1);
+    if (axis < -rank || axis >= rank) {
+      status = invalid_model("axis ", axis, " is out of range for rank ", rank);
+    } else {
+      if (axis < 0) axis += rank;
+      stats = x;
+      for (int64_t d = axis; d < rank; ++d) stats.dims[size_t(d)] = Dim{1, ""};
+    }
+  }
+  ctx.set_output(1, stash, stats);
+  return status;
+}
+}  // namespace
+
+ONYX_REGISTER_OP_RULE("", "SimplifiedLayerNormalization", 1, 1000, infer);
+}  // namespace onyx::ops
