@@ -1,7 +1,8 @@
 #!/usr/bin/python3
 """Kernel cases for more com.microsoft contrib ops that ORT's transformer tooling emits:
-QuickGelu, BiasAdd, FusedMatMul, SkipSimplifiedLayerNormalization, and ONNX Runtime's
-SimplifiedLayerNormalization (registered in the ai.onnx domain). References are numpy code
+QuickGelu, BiasAdd, FusedMatMul, SkipSimplifiedLayerNormalization, RotaryEmbedding,
+EmbedLayerNormalization, and ONNX Runtime's SimplifiedLayerNormalization (registered in the
+ai.onnx domain). References are numpy code
 following the ops' published definitions (ONNX Runtime's contrib-op docs and schemas).
 
 Usage: gen_contrib_transformer.py OUT_DIR (see kcase.py for the layout)."""
@@ -150,5 +151,109 @@ w.case("skip_simplified_layer_norm_f16", "SkipSimplifiedLayerNormalization",
 w.bad("skip_simplified_layer_norm_bad_gamma", "SkipSimplifiedLayerNormalization",
       [("input", x), ("skip", skip), ("gamma", rnd(8))], [("output", TP.FLOAT)], "gamma", domain="com.microsoft",
       extra_opsets=MS)
+
+def rotary(x, pos, cos, sin, interleaved, heads=None, rot=None):
+    """x (B, S, N*H) or (B, N, S, H); pos (B, S); caches (max_seq, D/2)."""
+    x = x.astype(np.float64)
+    if x.ndim == 3:
+        b, s, hidden = x.shape
+        h = hidden // heads if heads else 2 * cos.shape[1]
+        xh = x.reshape(b, s, hidden // h, h).transpose(0, 2, 1, 3)
+    else:
+        xh = x
+    d = rot or xh.shape[3]
+    c = cos.astype(np.float64)[pos][:, None]  # (B, 1, S, D/2)
+    sn = sin.astype(np.float64)[pos][:, None]
+    y = xh.copy()
+    if interleaved:
+        a, bb = xh[..., 0:d:2], xh[..., 1:d:2]
+        y[..., 0:d:2], y[..., 1:d:2] = a * c - bb * sn, bb * c + a * sn
+    else:
+        a, bb = xh[..., :d // 2], xh[..., d // 2:d]
+        y[..., :d // 2], y[..., d // 2:d] = a * c - bb * sn, bb * c + a * sn
+    return y.transpose(0, 2, 1, 3).reshape(x.shape) if x.ndim == 3 else y
+
+
+# RotaryEmbedding: halves and interleaved pairs, 3-D and 4-D input, one start position or
+# (B, S) positions, a partial rotary width, float16.
+max_seq, b, s, n, h = 32, 2, 5, 3, 8
+angles = np.arange(max_seq)[:, None] * (1.0 / 10000 ** (np.arange(h // 2) * 2 / h))[None, :]
+cos_c, sin_c = np.cos(angles).astype(np.float32), np.sin(angles).astype(np.float32)
+pos_bs = rng.integers(0, max_seq, size=(b, s)).astype(np.int64)
+for name, inter, four_d, one_start in [("halves", 0, False, False), ("interleaved", 1, False, False),
+                                       ("bnsh", 0, True, False), ("start", 1, False, True)]:
+    x = rnd(b, n, s, h) if four_d else rnd(b, s, n * h)
+    pos = np.array([7], np.int64) if one_start else pos_bs
+    pos_full = (7 + np.arange(s))[None, :].repeat(b, 0) if one_start else pos_bs
+    attrs = {"interleaved": inter} if four_d else {"interleaved": inter, "num_heads": n}
+    w.case(f"rotary_{name}", "RotaryEmbedding", [("input", x), ("position_ids", pos), ("cos_cache", cos_c),
+                                                 ("sin_cache", sin_c)],
+           [("output", rotary(x, pos_full, cos_c, sin_c, inter, n).astype(np.float32))], domain="com.microsoft",
+           extra_opsets=MS, **attrs)
+# No num_heads: the head size comes from the caches.
+x = rnd(b, s, n * h)
+w.case("rotary_head_from_cache", "RotaryEmbedding", [("input", x), ("position_ids", pos_bs), ("cos_cache", cos_c),
+                                                     ("sin_cache", sin_c)],
+       [("output", rotary(x, pos_bs, cos_c, sin_c, 0).astype(np.float32))], domain="com.microsoft", extra_opsets=MS)
+# Rotary width 4 of head 8: the last 4 elements pass through.
+cos4, sin4 = cos_c[:, :2].copy(), sin_c[:, :2].copy()
+w.case("rotary_partial", "RotaryEmbedding", [("input", x), ("position_ids", pos_bs), ("cos_cache", cos4),
+                                             ("sin_cache", sin4)],
+       [("output", rotary(x, pos_bs, cos4, sin4, 0, n, 4).astype(np.float32))], domain="com.microsoft",
+       extra_opsets=MS, num_heads=n, rotary_embedding_dim=4)
+xh = x.astype(np.float16)
+w.case("rotary_f16", "RotaryEmbedding", [("input", xh), ("position_ids", pos_bs), ("cos_cache", cos_c.astype(np.float16)),
+                                         ("sin_cache", sin_c.astype(np.float16))],
+       [("output", rotary(xh, pos_bs, cos_c.astype(np.float16), sin_c.astype(np.float16), 0, n).astype(np.float16))],
+       domain="com.microsoft", extra_opsets=MS, num_heads=n)
+w.bad("rotary_bad_position", "RotaryEmbedding", [("input", x), ("position_ids", np.array([30], np.int64)),
+                                                 ("cos_cache", cos_c), ("sin_cache", sin_c)], [("output", TP.FLOAT)],
+      "caches' 32 rows", domain="com.microsoft", extra_opsets=MS, num_heads=n)
+
+
+def embed_ln(ids, seg, words, pos_emb, seg_emb, gamma, beta, mask, pos_ids, eps):
+    b, s = ids.shape
+    p = np.arange(s)[None, :].repeat(b, 0) if pos_ids is None else np.broadcast_to(pos_ids, (b, s))
+    e = words.astype(np.float64)[ids] + pos_emb.astype(np.float64)[p]
+    if seg is not None:
+        e = e + seg_emb.astype(np.float64)[seg]
+    mean = e.mean(-1, keepdims=True)
+    var = ((e - mean) ** 2).mean(-1, keepdims=True)
+    y = (e - mean) / np.sqrt(var + eps) * gamma + (0 if beta is None else beta)
+    mi = (mask == 1).sum(1).astype(np.int32) if mask is not None else np.zeros(b, np.int32)
+    return y, mi, e
+
+
+# EmbedLayerNormalization: BERT's full form (segments, mask, all outputs), no segments, given
+# position ids (per batch and one row), float16, an id outside its table.
+vw, vp, vs, hid, b, s = 50, 16, 2, 24, 2, 7
+words, pos_emb, seg_emb, gamma, beta = rnd(vw, hid), rnd(vp, hid), rnd(vs, hid), rnd(hid), rnd(hid)
+ids = rng.integers(0, vw, size=(b, s)).astype(np.int32)
+seg = rng.integers(0, vs, size=(b, s)).astype(np.int32)
+mask = np.array([[1] * 7, [1] * 4 + [0] * 3], np.int32)
+y, mi, e = embed_ln(ids, seg, words, pos_emb, seg_emb, gamma, beta, mask, None, 1e-12)
+ins = [("input_ids", ids), ("segment_ids", seg), ("word_embedding", words), ("position_embedding", pos_emb),
+       ("segment_embedding", seg_emb), ("gamma", gamma), ("beta", beta), ("mask", mask)]
+w.case("embed_ln_bert", "EmbedLayerNormalization", ins,
+       [("output", y.astype(np.float32)), ("mask_index", mi), ("embedding_sum", e.astype(np.float32))],
+       domain="com.microsoft", extra_opsets=MS)
+y, mi, _ = embed_ln(ids, None, words, pos_emb, None, gamma, beta, None, None, 1e-5)
+w.case("embed_ln_no_segments", "EmbedLayerNormalization",
+       [("input_ids", ids), ("segment_ids", None), ("word_embedding", words), ("position_embedding", pos_emb),
+        ("segment_embedding", None), ("gamma", gamma), ("beta", beta)],
+       [("output", y.astype(np.float32)), ("mask_index", mi)], domain="com.microsoft", extra_opsets=MS, epsilon=1e-5)
+for name, pid in [("position_ids", rng.integers(0, vp, size=(b, s)).astype(np.int32)),
+                  ("position_row", rng.integers(0, vp, size=(1, s)).astype(np.int32))]:
+    y, _, _ = embed_ln(ids, seg, words, pos_emb, seg_emb, gamma, beta, None, pid, 1e-12)
+    w.case(f"embed_ln_{name}", "EmbedLayerNormalization", ins[:7] + [("mask", None), ("position_ids", pid)],
+           [("output", y.astype(np.float32))], domain="com.microsoft", extra_opsets=MS)
+f16 = [(n_, v.astype(np.float16) if v.dtype == np.float32 else v) for n_, v in ins]
+y, _, _ = embed_ln(ids, seg, *[v for _, v in f16[2:7]], mask, None, 1e-12)
+w.case("embed_ln_f16", "EmbedLayerNormalization", f16, [("output", y.astype(np.float16))], domain="com.microsoft",
+       extra_opsets=MS)
+bad_ids = ids.copy()
+bad_ids[1, 3] = vw
+w.bad("embed_ln_bad_id", "EmbedLayerNormalization", [("input_ids", bad_ids)] + ins[1:], [("output", TP.FLOAT)],
+      "outside", domain="com.microsoft", extra_opsets=MS)
 
 w.done()
