@@ -1,0 +1,123 @@
+#!/usr/bin/python3
+"""Kernel cases for the com.microsoft quantised MatMuls that ORT's quantiser emits:
+MatMulIntegerToFloat and DynamicQuantizeMatMul. Each runs once with B an initializer (the
+kernels pack it for oneDNN's int8 products) and once with B fed at run time (the exact
+reference). References are numpy integer arithmetic following the ops' published definitions.
+
+Usage: gen_contrib_quantized.py OUT_DIR (see kcase.py for the layout)."""
+import numpy as np
+from onnx import TensorProto as TP
+from onnx import helper
+
+from kcase import Writer, model, to_proto, value_info
+
+w = Writer()
+rng = np.random.default_rng(8080)
+MS = [("com.microsoft", 1)]
+
+
+def ints(dtype, *shape):
+    info = np.iinfo(dtype)
+    return rng.integers(info.min, info.max + 1, size=shape).astype(dtype)
+
+
+def scaled(acc, scale, bias):
+    y = acc.astype(np.int32).astype(np.float32) * scale.astype(np.float32)
+    return y + bias if bias is not None else y
+
+
+def int_matmul(a, az, b, bz):
+    return np.matmul(a.astype(np.int64) - np.int64(az), b.astype(np.int64) - bz.astype(np.int64))
+
+
+def both_ways(name, op, inputs, expected):
+    """The case with B fed (the reference path) and with B and its zero point initializers
+    (packed for oneDNN when B - zero point fits int8)."""
+    w.case(f"{name}_b_input", op, inputs, [("Y", expected)], domain="com.microsoft", extra_opsets=MS)
+    names = [n if v is not None else "" for n, v in inputs]
+    while names and names[-1] == "":
+        names.pop()
+    constant = ("B", "b_zero_point")
+    inits = [to_proto(v, n) for n, v in inputs if v is not None and n in constant]
+    feeds = [(n, v) for n, v in inputs if v is not None and n not in constant]
+    m = model([helper.make_node(op, names, ["Y"], domain="com.microsoft")], [value_info(n, v) for n, v in feeds],
+              [value_info("Y", expected)], initializers=inits, extra_opsets=MS)
+    w.model_case(f"{name}_b_constant", m, [v for _, v in feeds], [expected])
+
+
+# MatMulIntegerToFloat: uint8 and int8 A, int8 and uint8 B, zero points per tensor and per
+# column, per-column scales, bias, batched A, float16 scales.
+for name, at, bt, ash, n, a_zp, b_zp_kind, per_col, with_bias in [
+        ("u8s8", np.uint8, np.int8, (4, 16), 8, 3, None, False, False),
+        ("u8s8_zp_bias", np.uint8, np.int8, (2, 5, 32), 12, 128, None, True, True),
+        ("s8s8", np.int8, np.int8, (3, 24), 5, -7, "scalar", False, True),
+        ("u8u8_zp128", np.uint8, np.uint8, (6, 20), 9, 100, "128", True, False),
+        ("u8u8_col_zp", np.uint8, np.uint8, (5, 16), 7, 0, "column", True, True)]:
+    k = ash[-1]
+    a = ints(at, *ash)
+    b = ints(bt, k, n)
+    if b_zp_kind is None:
+        bz = None
+    elif b_zp_kind == "128":
+        bz = np.array(128, bt)
+    elif b_zp_kind == "scalar":
+        bz = np.array(5, bt)
+    else:
+        bz = ints(bt, n)
+    a_scale = np.array(0.02, np.float32)
+    b_scale = (rng.random(n) * 0.1 + 0.01).astype(np.float32) if per_col else np.array(0.05, np.float32)
+    bias = rng.standard_normal(n).astype(np.float32) if with_bias else None
+    acc = int_matmul(a, a_zp, b, bz if bz is not None else np.zeros((), np.int64))
+    y = scaled(acc, (a_scale * b_scale).astype(np.float32), bias)
+    both_ways(f"matmul_int_to_float_{name}", "MatMulIntegerToFloat",
+              [("A", a), ("B", b), ("a_scale", a_scale), ("b_scale", b_scale), ("a_zero_point", np.array(a_zp, at)),
+               ("b_zero_point", bz), ("bias", bias)], y)
+a, b = ints(np.uint8, 3, 8), ints(np.int8, 8, 4)
+a_scale, b_scale = np.array(0.03, np.float16), np.array(0.5, np.float16)
+y = (int_matmul(a, 0, b, np.zeros((), np.int64)).astype(np.float32) * np.float32(np.float32(a_scale) * np.float32(b_scale)))
+w.case("matmul_int_to_float_f16", "MatMulIntegerToFloat",
+       [("A", a), ("B", b), ("a_scale", a_scale), ("b_scale", b_scale)], [("Y", y.astype(np.float16))],
+       domain="com.microsoft", extra_opsets=MS)
+w.bad("matmul_int_to_float_bad_scale", "MatMulIntegerToFloat",
+      [("A", a), ("B", b), ("a_scale", np.array(0.1, np.float32)), ("b_scale", np.ones(3, np.float32))],
+      [("Y", TP.FLOAT)], "b_scale", domain="com.microsoft", extra_opsets=MS)
+
+
+def dynamic_quantize(a):
+    lo, hi = np.float32(min(0.0, a.min())), np.float32(max(0.0, a.max()))
+    scale = np.float32((hi - lo) / np.float32(255))
+    if scale == 0:
+        return np.zeros(a.shape, np.uint8), scale, 0
+    zp = int(np.clip(np.rint(-lo / scale), 0, 255))
+    q = np.clip(np.rint(a / scale) + np.float32(zp), 0, 255).astype(np.uint8)
+    return q, scale, zp
+
+
+# DynamicQuantizeMatMul: int8 and uint8 B, zero points, per-column scales, bias, batched A, an
+# all-positive A (zero point 0) and an all-zero A (scale 0: Y = bias).
+for name, bt, ash, n, b_zp_kind, per_col, with_bias, a_kind in [
+        ("s8", np.int8, (4, 16), 8, None, False, False, "normal"),
+        ("s8_bias_cols", np.int8, (2, 6, 64), 24, None, True, True, "normal"),
+        ("u8_zp", np.uint8, (5, 32), 10, "column", True, True, "normal"),
+        ("positive_a", np.int8, (3, 16), 6, "scalar", False, True, "positive"),
+        ("zero_a", np.int8, (2, 8), 4, None, False, True, "zero")]:
+    k = ash[-1]
+    a = rng.standard_normal(ash).astype(np.float32)
+    if a_kind == "positive":
+        a = np.abs(a)
+    elif a_kind == "zero":
+        a = np.zeros(ash, np.float32)
+    b = ints(bt, k, n)
+    bz = None if b_zp_kind is None else (np.array(3, bt) if b_zp_kind == "scalar" else ints(bt, n))
+    b_scale = (rng.random(n) * 0.1 + 0.01).astype(np.float32) if per_col else np.array(0.05, np.float32)
+    bias = rng.standard_normal(n).astype(np.float32) if with_bias else None
+    q, a_scale, a_zp = dynamic_quantize(a)
+    acc = int_matmul(q, a_zp, b, bz if bz is not None else np.zeros((), np.int64))
+    y = scaled(acc, (np.float32(a_scale) * b_scale).astype(np.float32), bias)
+    both_ways(f"dynamic_quantize_matmul_{name}", "DynamicQuantizeMatMul",
+              [("A", a), ("B", b), ("b_scale", b_scale), ("b_zero_point", bz), ("bias", bias)], y)
+w.bad("dynamic_quantize_matmul_bad_b", "DynamicQuantizeMatMul",
+      [("A", rng.standard_normal((2, 4)).astype(np.float32)), ("B", rng.standard_normal((4, 3)).astype(np.float32)),
+       ("b_scale", np.array(0.1, np.float32))], [("Y", TP.FLOAT)], "int8", domain="com.microsoft", extra_opsets=MS)
+
+w.done()
