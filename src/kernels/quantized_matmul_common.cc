@@ -1,34 +1,82 @@
 #include "kernels/quantized_matmul_common.h"
 
+#include <algorithm>
 #include <cstring>
+#include <type_traits>
 
 #include "core/parallel.h"
 #include "kernels/matmul_common.h"
+#include "kernels/quantize.h"
+#include "kernels/target_clones.h"
 
 namespace onyx {
 namespace {
 
 constexpr int64_t kRowsHint = 128;  // rows of A the packed layout is chosen for
 
+constexpr int64_t kChunk = 64;  // columns per step of scale_rows, through local buffers
+
+// out[j] = float(acc[j] - a_zero * sums[j]) * scale[j] + bias[j] for j < n (n <= kChunk), the
+// int32 arithmetic wrapping like the sums themselves.
+ONYX_TARGET_CLONES void scale_chunk(const int32_t* acc, int64_t n, uint32_t a_zero, const uint32_t* sums,
+                                    const float* scale, const float* bias, float* out) {
+  for (int64_t j = 0; j < n; ++j) {
+    const int32_t exact = int32_t(uint32_t(acc[j]) - a_zero * sums[j]);
+    out[j] = float(exact) * scale[j] + (bias ? bias[j] : 0.f);
+  }
+}
+
 // y[r, j] = (acc[r, j] - a_zero_point * sums[j]) * scale[j] + bias[j]. acc and y may be the
-// same memory (a float32 y holding the int32 sums): elements are moved with memcpy, so no
-// int32 object is read through a float and the element is read before it is written.
+// same memory (a float32 y holding the int32 sums): each chunk is copied out before it is
+// written back, so no int32 object is read through a float.
 template <typename Out>
-void scale_rows(const void* acc, int64_t rows, int64_t n, int32_t a_zero_point, const std::vector<int64_t>& sums,
+void scale_rows(const void* acc, int64_t rows, int64_t n, int32_t a_zero_point, const std::vector<uint32_t>& sums,
                 const std::vector<float>& scale, const float* bias, void* y) {
   const char* in = static_cast<const char*>(acc);
   char* out = static_cast<char*>(y);
   parallel_for(rows, std::max<int64_t>(1, 16384 / n), [&](int64_t r0, int64_t r1) {
+    int32_t sums_in[kChunk];
+    float values[kChunk];
+    Out converted[kChunk];
     for (int64_t r = r0; r < r1; ++r)
-      for (int64_t j = 0; j < n; ++j) {
-        const size_t at = size_t(r * n + j);
-        int32_t sum = 0;
-        std::memcpy(&sum, in + at * sizeof(int32_t), sizeof(int32_t));
-        const int64_t exact = int64_t(sum) - int64_t(a_zero_point) * sums[size_t(j)];
-        const Out v = Out(float(int32_t(uint32_t(uint64_t(exact)))) * scale[size_t(j)] + (bias ? bias[j] : 0.f));
-        std::memcpy(out + at * sizeof(Out), &v, sizeof(Out));
+      for (int64_t j0 = 0; j0 < n; j0 += kChunk) {
+        const int64_t len = std::min(kChunk, n - j0);
+        const size_t at = size_t(r * n + j0);
+        std::memcpy(sums_in, in + at * sizeof(int32_t), size_t(len) * sizeof(int32_t));
+        scale_chunk(sums_in, len, uint32_t(a_zero_point), sums.data() + j0, scale.data() + j0, bias ? bias + j0 : nullptr,
+                    values);
+        if constexpr (std::is_same_v<Out, float>) {
+          std::memcpy(out + at * sizeof(float), values, size_t(len) * sizeof(float));
+        } else {
+          for (int64_t j = 0; j < len; ++j) converted[j] = Out(values[j]);
+          std::memcpy(out + at * sizeof(Out), converted, size_t(len) * sizeof(Out));
+        }
       }
   });
+}
+
+// q = saturate(round_half_even(x / scale) + zero_point) for n floats; the rounding adds and
+// subtracts 1.5 * 2^23, exact for the |x / scale| <= 2^22 that the range guarantees.
+ONYX_TARGET_CLONES void quantize_chunk_u8(const float* x, int64_t n, float scale, float zero_point, uint8_t* q) {
+  constexpr float kRound = 12582912.f;
+  for (int64_t i = 0; i < n; ++i) {
+    float v = (x[i] / scale + kRound) - kRound + zero_point;
+    v = v < 0.f ? 0.f : (v > 255.f ? 255.f : v);
+    q[i] = uint8_t(v);
+  }
+}
+
+ONYX_TARGET_CLONES void range_of(const float* x, int64_t n, float* lo_out, float* hi_out, bool* nan_out) {
+  float lo = 0.f, hi = 0.f;
+  bool nan = false;
+  for (int64_t i = 0; i < n; ++i) {
+    lo = x[i] < lo ? x[i] : lo;
+    hi = x[i] > hi ? x[i] : hi;
+    nan |= x[i] != x[i];
+  }
+  *lo_out = lo;
+  *hi_out = hi;
+  *nan_out = nan;
 }
 
 }  // namespace
@@ -51,13 +99,13 @@ std::unique_ptr<QuantizedWeights> QuantizedWeights::make(const Tensor* b, bool h
   };
   std::vector<int8_t> shifted(size_t(k * n));
   auto w = std::make_unique<QuantizedWeights>();
-  w->column_sums_.assign(size_t(n), 0);
+  w->column_sums_.assign(size_t(n), 0u);
   for (int64_t r = 0; r < k; ++r)
     for (int64_t j = 0; j < n; ++j) {
       const int32_t v = value(r * n + j) - zero(j);
       if (v < -128 || v > 127) return nullptr;
       shifted[size_t(r * n + j)] = int8_t(v);
-      w->column_sums_[size_t(j)] += v;
+      w->column_sums_[size_t(j)] += uint32_t(v);  // modulo 2^32, like the sums
     }
   if (!w->matmul_.pack(shifted.data(), k, n, kRowsHint).ok()) return nullptr;
   return w;
@@ -95,7 +143,7 @@ Status quantized_matmul_reference(const Tensor& a, const Tensor& a_zero_point, c
   const int64_t n = plan.n, rows = y.numel() / std::max<int64_t>(n, 1);
   std::vector<float> full = scale;
   if (full.size() == 1) full.assign(size_t(n), scale[0]);
-  const std::vector<int64_t> no_sums(size_t(n), 0);
+  const std::vector<uint32_t> no_sums(size_t(n), 0u);
   if (y.dtype() == DataType::kFloat) scale_rows<float>(acc32.data(), rows, n, 0, no_sums, full, bias, y.data<float>());
   else if (y.dtype() == DataType::kFloat16) scale_rows<Float16>(acc32.data(), rows, n, 0, no_sums, full, bias, y.data<Float16>());
   else return not_implemented("quantized matmul output ", y.describe());
@@ -130,6 +178,23 @@ Result<std::vector<float>> bias_floats(const Tensor* bias, int64_t n) {
   for (int64_t j = 0; j < n; ++j)
     v[size_t(j)] = bias->dtype() == DataType::kFloat ? bias->data<float>()[j] : float(bias->data<Float16>()[j]);
   return v;
+}
+
+Status quantize_dynamic_u8(const float* x, int64_t n, uint8_t* q, float* scale_out, uint8_t* zero_point_out) {
+  float lo = 0.f, hi = 0.f;
+  bool nan = false;
+  range_of(x, n, &lo, &hi, &nan);
+  if (nan) return invalid_argument("the float input to quantise contains NaN");
+  const float scale = (hi - lo) / 255.0f;
+  const uint8_t zp = scale > 0 ? saturate_round<uint8_t>(-lo / scale) : uint8_t(0);
+  *scale_out = scale;
+  *zero_point_out = zp;
+  if (!(scale > 0)) {
+    std::memset(q, 0, size_t(n));
+    return Status::Ok();
+  }
+  parallel_for(n, 1 << 16, [&](int64_t i0, int64_t i1) { quantize_chunk_u8(x + i0, i1 - i0, scale, float(zp), q + i0); });
+  return Status::Ok();
 }
 
 }  // namespace onyx

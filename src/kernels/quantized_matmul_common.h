@@ -36,7 +36,7 @@ class QuantizedWeights {
 
  private:
   onednn::Int8MatMul matmul_;
-  std::vector<int64_t> column_sums_;
+  std::vector<uint32_t> column_sums_;  // modulo 2^32, as the int32 sums wrap
 };
 
 // Any shapes and types (int8 / uint8 A and B, zero points per tensor, per row of A, per
@@ -45,6 +45,11 @@ class QuantizedWeights {
 Status quantized_matmul_reference(const Tensor& a, const Tensor& a_zero_point, const Tensor& b,
                                   const Tensor& b_zero_point, const std::vector<float>& scale, const float* bias,
                                   Tensor& y);
+
+// DynamicQuantizeLinear's quantisation of n floats to uint8: range [min(0, min x),
+// max(0, max x)] over 255 steps, zero point and values rounded half to even and saturated;
+// an all-zero x gives scale 0, zero point 0 and q 0. NaN is an error.
+Status quantize_dynamic_u8(const float* x, int64_t n, uint8_t* q, float* scale, uint8_t* zero_point);
 
 // The per-column scale a_scale * b_scale over N columns: b_scale is one float value or [N]
 // (float32 or float16); a_scale one value.

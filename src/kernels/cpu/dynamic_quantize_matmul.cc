@@ -6,14 +6,11 @@
 // (optional, one value or [N] of B's type), bias (optional, [N]). Y is float32. An all-zero A
 // gives scale 0, so Y = bias. A constant 2-D B whose zero point is constant runs through
 // oneDNN's int8 products (quantized_matmul_common.h); anything else through the exact reference.
-#include <algorithm>
-#include <cmath>
 #include <memory>
 #include <vector>
 
 #include "kernels/kernel.h"
 #include "kernels/matmul_common.h"
-#include "kernels/quantize.h"
 #include "kernels/quantized_matmul_common.h"
 
 namespace onyx {
@@ -40,20 +37,12 @@ class DynamicQuantizeMatMulKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, plan_matmul(a.shape(), b.shape()));
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, DataType::kFloat, plan.out));
 
-    // A's range, then A as uint8.
-    const float* in = a.data<float>();
-    float lo = 0, hi = 0;
-    for (int64_t i = 0; i < a.numel(); ++i) {
-      if (std::isnan(in[i])) return invalid_argument("DynamicQuantizeMatMul: A contains NaN");
-      lo = std::min(lo, in[i]);
-      hi = std::max(hi, in[i]);
-    }
-    const float a_scale = (hi - lo) / 255.0f;
-    const uint8_t zp = a_scale > 0 ? saturate_round<uint8_t>(-lo / a_scale) : uint8_t(0);
+    // A as uint8, with its scale and zero point.
     ONYX_ASSIGN_OR_RETURN(Tensor qa, Tensor::create(DataType::kUInt8, a.shape(), nullptr, /*zero_fill=*/false));
     uint8_t* q = qa.data<uint8_t>();
-    for (int64_t i = 0; i < a.numel(); ++i)
-      q[i] = a_scale > 0 ? saturate_round<uint8_t>(std::nearbyint(in[i] / a_scale) + float(zp)) : uint8_t(0);
+    float a_scale = 0;
+    uint8_t zp = 0;
+    ONYX_RETURN_IF_ERROR(quantize_dynamic_u8(a.data<float>(), a.numel(), q, &a_scale, &zp));
 
     ONYX_ASSIGN_OR_RETURN(std::vector<float> scale, column_scales(a_scale, ctx.input(2), plan.n));
     ONYX_ASSIGN_OR_RETURN(std::vector<float> bias, bias_floats(ctx.has_input(4) ? &ctx.input(4) : nullptr, plan.n));
