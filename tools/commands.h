@@ -12,5 +12,7 @@ int test_command(const std::vector<std::string>& args);
 int bench_command(const std::vector<std::string>& args);
 int profile_summary_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
+int optimize_command(const std::vector<std::string>& args);
+int quantize_command(const std::vector<std::string>& args);
 
 }  // namespace onyx::cli

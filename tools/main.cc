@@ -28,7 +28,11 @@ void print_usage() {
       "                                    kernel time per op type from a --profile file\n"
       "  onyx compare A.onnx B.onnx [--runs N] [--rtol R] [--atol A] [--inputs-dir DIR] ...\n"
       "                                    run two models on the same inputs; per output max abs /\n"
-      "                                    rel difference and cosine; exit 1 beyond tolerance\n\n"
+      "                                    rel difference and cosine; exit 1 beyond tolerance\n"
+      "  onyx optimize MODEL -o OUT [--level L]\n"
+      "                                    write the model after onyx's graph optimisations\n"
+      "  onyx quantize MODEL -o OUT --dynamic [--per-tensor] [--exclude OP|NODE]...\n"
+      "                                    int8 weights for MatMul/Gemm (DynamicQuantizeMatMul)\n\n"
       "FREE-DIMS: --free-dim NAME=VALUE and --free-dim-denotation DATA_BATCH=VALUE (repeatable)\n"
       "           fix symbolic input dims by dim_param name or by ONNX dimension denotation\n");
 }
@@ -62,6 +66,8 @@ int main(int argc, char** argv) {
   if (command == "test") return onyx::cli::test_command(args);
   if (command == "profile-summary") return onyx::cli::profile_summary_command(args);
   if (command == "compare") return onyx::cli::compare_command(args);
+  if (command == "optimize") return onyx::cli::optimize_command(args);
+  if (command == "quantize") return onyx::cli::quantize_command(args);
   std::fprintf(stderr, "onyx: unknown command '%s'\n", command.c_str());
   print_usage();
   return 2;

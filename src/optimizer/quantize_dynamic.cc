@@ -1,0 +1,130 @@
+#include "optimizer/quantize_dynamic.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "optimizer/pass_manager.h"
+
+namespace onyx::optimizer {
+namespace {
+
+struct QuantizedWeight {
+  std::string values, scale;  // initializer names
+};
+
+// B [K, N] (or [N, K] when transposed) quantised to int8 with scales per column (or one).
+std::pair<Tensor, Tensor> quantize_weight(const Tensor& b, bool transposed, bool per_column) {
+  const int64_t k = transposed ? b.dim(1) : b.dim(0), n = transposed ? b.dim(0) : b.dim(1);
+  const float* w = b.data<float>();
+  auto at = [&](int64_t r, int64_t c) { return transposed ? w[c * k + r] : w[r * n + c]; };
+  std::vector<float> scales(size_t(per_column ? n : 1), 0.f);
+  for (int64_t r = 0; r < k; ++r)
+    for (int64_t c = 0; c < n; ++c) {
+      float& s = scales[size_t(per_column ? c : 0)];
+      s = std::max(s, std::abs(at(r, c)));
+    }
+  for (float& s : scales) s = s > 0 && std::isfinite(s) ? s / 127.f : 1.f;
+  Tensor q(DataType::kInt8, {k, n});
+  int8_t* qp = q.data<int8_t>();
+  for (int64_t r = 0; r < k; ++r)
+    for (int64_t c = 0; c < n; ++c) {
+      const float v = std::nearbyint(at(r, c) / scales[size_t(per_column ? c : 0)]);
+      qp[r * n + c] = int8_t(std::isnan(v) ? 0.f : std::min(127.f, std::max(-127.f, v)));
+    }
+  Tensor scale = per_column ? Tensor(DataType::kFloat, {n}) : Tensor(DataType::kFloat, {});
+  std::copy(scales.begin(), scales.end(), scale.data<float>());
+  return {std::move(q), std::move(scale)};
+}
+
+std::string fresh(const ir::Graph& g, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; g.initializers.count(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
+
+}  // namespace
+
+Result<DynamicQuantizeReport> quantize_dynamic(ir::Model& model, const DynamicQuantizeOptions& options) {
+  ir::Graph& g = model.graph;
+  DynamicQuantizeReport report;
+  std::set<std::string> graph_inputs;
+  for (const auto& vi : g.inputs) graph_inputs.insert(vi.name);
+  std::map<std::pair<std::string, bool>, QuantizedWeight> done;  // (B, transposed) -> its int8 form
+  for (ir::Node& node : g.nodes) {
+    if (!node.domain.empty() || (node.op_type != "MatMul" && node.op_type != "Gemm")) continue;
+    DynamicQuantizeReport::NodeResult result{node.label(), node.op_type, false, ""};
+    auto skip = [&](std::string why) {
+      result.reason = std::move(why);
+      report.nodes.push_back(result);
+    };
+    if (options.exclude_op_types.count(node.op_type) || options.exclude_nodes.count(node.name)) {
+      skip("excluded");
+      continue;
+    }
+    const bool gemm = node.op_type == "Gemm";
+    bool trans_b = false;
+    std::string bias;
+    if (gemm) {
+      auto attr = [&](const char* name, float fallback) {
+        const ir::Attribute* a = node.attribute(name);
+        return a ? (a->type == ir::Attribute::Type::kFloat ? a->f : float(a->i)) : fallback;
+      };
+      if (attr("transA", 0) != 0 || attr("alpha", 1) != 1) {
+        skip("Gemm with transA or alpha != 1");
+        continue;
+      }
+      trans_b = attr("transB", 0) != 0;
+      if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+        auto c = g.initializers.find(node.inputs[2]);
+        if (c == g.initializers.end() || graph_inputs.count(node.inputs[2]) || c->second.rank() != 1 ||
+            c->second.dtype() != DataType::kFloat || attr("beta", 1) != 1) {
+          skip("Gemm's C is not a constant 1-D float bias with beta 1");
+          continue;
+        }
+        bias = node.inputs[2];
+      }
+    }
+    auto b = g.initializers.find(node.inputs.size() > 1 ? node.inputs[1] : std::string());
+    if (b == g.initializers.end() || graph_inputs.count(b->first)) {
+      skip("B is not an initializer");
+      continue;
+    }
+    if (b->second.dtype() != DataType::kFloat || b->second.rank() != 2 || b->second.numel() == 0 || !b->second.raw_data()) {
+      skip("B is not a 2-D float32 initializer");
+      continue;
+    }
+    const int64_t n = trans_b ? b->second.dim(0) : b->second.dim(1);
+    if (!bias.empty() && g.initializers.at(bias).dim(0) != n) {
+      skip("Gemm's bias is not [N]");
+      continue;
+    }
+    const auto key = std::make_pair(b->first, trans_b);
+    if (!done.count(key)) {
+      auto [q, scale] = quantize_weight(b->second, trans_b, options.per_column);
+      QuantizedWeight qw{fresh(g, b->first + "_quantized"), ""};
+      g.initializers.emplace(qw.values, std::move(q));
+      qw.scale = fresh(g, b->first + "_scale");
+      g.initializers.emplace(qw.scale, std::move(scale));
+      report.weight_bytes_before += b->second.nbytes();
+      report.weight_bytes_after += g.initializers.at(qw.values).nbytes() + g.initializers.at(qw.scale).nbytes();
+      done.emplace(key, qw);
+    }
+    const QuantizedWeight& qw = done.at(key);
+    node.inputs = {node.inputs[0], qw.values, qw.scale};
+    if (!bias.empty()) node.inputs.insert(node.inputs.end(), {"", bias});
+    node.op_type = "DynamicQuantizeMatMul";
+    node.domain = "com.microsoft";
+    node.attributes.clear();
+    result.quantized = true;
+    ++report.quantized;
+    report.nodes.push_back(result);
+  }
+  if (report.quantized > 0) {
+    if (!model.opsets.count("com.microsoft")) model.opsets["com.microsoft"] = 1;
+    prune_unused(g);
+  }
+  return report;
+}
+
+}  // namespace onyx::optimizer
