@@ -1,8 +1,7 @@
 #!/usr/bin/python3
-"""Kernel cases for the com.microsoft quantised MatMuls that ORT's quantiser emits:
-MatMulIntegerToFloat and DynamicQuantizeMatMul. Each runs once with B an initializer (the
-kernels pack it for oneDNN's int8 products) and once with B fed at run time (the exact
-reference). References are numpy integer arithmetic following the ops' published definitions.
+"""Kernel cases for the com.microsoft quantised MatMuls that ORT's quantisers emit:
+MatMulIntegerToFloat, DynamicQuantizeMatMul and MatMulNBits. Each runs once with B an
+initializer (packed by the kernel in prepare) and once with B fed at run time. References are numpy integer arithmetic following the ops' published definitions.
 
 Usage: gen_contrib_quantized.py OUT_DIR (see kcase.py for the layout)."""
 import numpy as np
@@ -119,5 +118,74 @@ for name, bt, ash, n, b_zp_kind, per_col, with_bias, a_kind in [
 w.bad("dynamic_quantize_matmul_bad_b", "DynamicQuantizeMatMul",
       [("A", rng.standard_normal((2, 4)).astype(np.float32)), ("B", rng.standard_normal((4, 3)).astype(np.float32)),
        ("b_scale", np.array(0.1, np.float32))], [("Y", TP.FLOAT)], "int8", domain="com.microsoft", extra_opsets=MS)
+
+def pack_codes(codes, bits):
+    """Codes (..., count) packed LSB first into bytes along the last axis."""
+    per = 8 // bits
+    c = codes.reshape(*codes.shape[:-1], -1, per).astype(np.uint16)
+    out = np.zeros(c.shape[:-1], np.uint16)
+    for t in range(per):
+        out |= c[..., t] << (t * bits)
+    return out.astype(np.uint8)
+
+
+def nbits_weights(n, k, bits, block, zp_kind, dtype=np.float32):
+    """Random codes, scales and zero points of MatMulNBits, and the dequantised W (N x K)."""
+    blocks = -(-k // block)
+    codes = rng.integers(0, 1 << bits, size=(n, blocks, block)).astype(np.uint8)
+    scales = (rng.random((n, blocks)) * 0.1 + 0.01).astype(dtype)
+    if zp_kind == "packed":
+        zcodes = rng.integers(0, 1 << bits, size=(n, blocks)).astype(np.uint8)
+        per = 8 // bits
+        padded = np.zeros((n, -(-blocks // per) * per), np.uint8)
+        padded[:, :blocks] = zcodes
+        zp_input, zero = pack_codes(padded, bits), zcodes.astype(np.float64)
+    elif zp_kind == "float":
+        zero = (rng.random((n, blocks)) * (1 << bits)).astype(dtype)
+        zp_input = zero
+        zero = zero.astype(np.float64)
+    else:
+        zp_input, zero = None, np.full((n, blocks), float(1 << (bits - 1)))
+    w = (codes.astype(np.float64) - zero[..., None]) * scales.astype(np.float64)[..., None]
+    w = w.reshape(n, blocks * block)[:, :k]
+    return pack_codes(codes, bits), scales, zp_input, w
+
+
+# MatMulNBits: 4-bit with packed zero points, default zero points, float zero points, 8 and 2
+# bits, K not a multiple of block_size, bias, batched A, float16; B fed and B an initializer.
+for name, shape_a, bits, block, zp_kind, with_bias, dt in [
+        ("q4_zp", (4, 64), 4, 32, "packed", False, np.float32),
+        ("q4_default_zp_bias", (2, 3, 64), 4, 16, None, True, np.float32),
+        ("q4_float_zp", (5, 32), 4, 32, "float", False, np.float32),
+        ("q4_ragged_k", (3, 40), 4, 16, "packed", True, np.float32),
+        ("q8", (4, 48), 8, 16, "packed", False, np.float32),
+        ("q2", (3, 64), 2, 32, "packed", True, np.float32),
+        ("q4_f16", (4, 32), 4, 16, "packed", True, np.float16)]:
+    k = shape_a[-1]
+    n = 24
+    codes, scales, zp, wq = nbits_weights(n, k, bits, block, zp_kind, dt)
+    a = rng.standard_normal(shape_a).astype(dt)
+    bias = rng.standard_normal(n).astype(dt) if with_bias else None
+    y = a.astype(np.float64) @ wq.T + (0 if bias is None else bias.astype(np.float64))
+    inputs = [("A", a), ("B", codes), ("scales", scales), ("zero_points", zp), ("g_idx", None), ("bias", bias)]
+    attrs = {"K": k, "N": n, "bits": bits, "block_size": block}
+    w.case(f"matmul_nbits_{name}_b_input", "MatMulNBits", inputs, [("Y", y.astype(dt))], domain="com.microsoft",
+           extra_opsets=MS, **attrs)
+    names = [nm if v is not None else "" for nm, v in inputs]
+    while names and names[-1] == "":
+        names.pop()
+    consts = [to_proto(v, nm) for nm, v in inputs if v is not None and nm in ("B", "scales", "zero_points")]
+    feeds = [(nm, v) for nm, v in inputs if v is not None and nm not in ("B", "scales", "zero_points")]
+    mdl = model([helper.make_node("MatMulNBits", names, ["Y"], domain="com.microsoft", **attrs)],
+                [value_info(nm, v) for nm, v in feeds], [value_info("Y", y.astype(dt))], initializers=consts,
+                extra_opsets=MS)
+    w.model_case(f"matmul_nbits_{name}_b_constant", mdl, [v for _, v in feeds], [y.astype(dt)])
+codes, scales, zp, _ = nbits_weights(8, 32, 4, 16, "packed")
+w.bad("matmul_nbits_bad_k", "MatMulNBits",
+      [("A", rng.standard_normal((2, 30)).astype(np.float32)), ("B", codes), ("scales", scales), ("zero_points", zp)],
+      [("Y", TP.FLOAT)], "must end in K", domain="com.microsoft", extra_opsets=MS, K=32, N=8, bits=4, block_size=16)
+w.bad("matmul_nbits_bad_bits", "MatMulNBits",
+      [("A", rng.standard_normal((2, 32)).astype(np.float32)), ("B", codes), ("scales", scales)],
+      [("Y", TP.FLOAT)], "bits = 3", domain="com.microsoft", extra_opsets=MS, K=32, N=8, bits=3, block_size=16)
 
 w.done()
