@@ -10,6 +10,38 @@
 
 namespace onyx::cli {
 
+// The arguments both rewriting commands take: MODEL, -o/--output OUT, --external-data NAME,
+// --level L.
+struct RewriteArgs {
+  std::string model, out, external_data;
+  int level = 2;
+};
+
+// Handles `flag` when it is one of RewriteArgs's (its value, if any, taken with `next`) or the
+// model path (the first argument not starting with '-'); returns false for anything else.
+template <typename Next>
+Result<bool> parse_rewrite_arg(const std::string& flag, Next&& next, RewriteArgs& r) {
+  if (flag == "-o" || flag == "--output") {
+    ONYX_ASSIGN_OR_RETURN(r.out, next());
+    return true;
+  }
+  if (flag == "--external-data") {
+    ONYX_ASSIGN_OR_RETURN(r.external_data, next());
+    return true;
+  }
+  if (flag == "--level") {
+    ONYX_ASSIGN_OR_RETURN(std::string v, next());
+    if (v != "0" && v != "1" && v != "2" && v != "3" && v != "99") return invalid_argument("--level takes 0, 1, 2, 3 or 99");
+    r.level = std::stoi(v);
+    return true;
+  }
+  if (!flag.empty() && flag[0] != '-' && r.model.empty()) {
+    r.model = flag;
+    return true;
+  }
+  return false;
+}
+
 struct OptimizedModel {
   ir::Model model;
   optimizer::OptimizeReport report;  // empty at level 0

@@ -14,42 +14,26 @@
 namespace onyx::cli {
 namespace {
 
-struct OptimizeArgs {
-  std::string model, out, external_data;
-  int level = 2;
-};
-
-Result<OptimizeArgs> parse(const std::vector<std::string>& args) {
-  OptimizeArgs r;
+Result<RewriteArgs> parse(const std::vector<std::string>& args) {
+  RewriteArgs r;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto next = [&]() -> Result<std::string> {
       if (i + 1 >= args.size()) return invalid_argument(a, " needs a value");
       return args[++i];
     };
-    if (a == "-o" || a == "--output") {
-      ONYX_ASSIGN_OR_RETURN(r.out, next());
-    } else if (a == "--external-data") {
-      ONYX_ASSIGN_OR_RETURN(r.external_data, next());
-    } else if (a == "--level") {
-      ONYX_ASSIGN_OR_RETURN(std::string v, next());
-      if (v != "0" && v != "1" && v != "2" && v != "3" && v != "99") return invalid_argument("--level takes 0, 1, 2, 3 or 99");
-      r.level = std::stoi(v);
-    } else if (a == "--float16" || a == "--keep-io-types" || a == "--auto-mixed-precision" || a == "--model-type") {
+    ONYX_ASSIGN_OR_RETURN(bool taken, parse_rewrite_arg(a, next, r));
+    if (taken) continue;
+    if (a == "--float16" || a == "--keep-io-types" || a == "--auto-mixed-precision" || a == "--model-type")
       return not_implemented(a, " is not built yet (issue 8, item 2): onyx optimize writes float32 models only");
-    } else if (!a.empty() && a[0] == '-') {
-      return invalid_argument("unknown option '", a, "'");
-    } else if (r.model.empty()) {
-      r.model = a;
-    } else {
-      return invalid_argument("unexpected argument '", a, "'");
-    }
+    if (!a.empty() && a[0] == '-') return invalid_argument("unknown option '", a, "'");
+    return invalid_argument("unexpected argument '", a, "'");
   }
   if (r.model.empty() || r.out.empty()) return invalid_argument("give a model and -o OUT");
   return r;
 }
 
-Status optimize(const OptimizeArgs& a) {
+Status optimize(const RewriteArgs& a) {
   ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(a.model, a.level));
   ONYX_RETURN_IF_ERROR(save_rewritten(m.model, a.out, a.external_data));
   std::printf("%s -> %s (level %d)\n", a.model.c_str(), a.out.c_str(), a.level);

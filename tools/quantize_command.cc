@@ -19,8 +19,7 @@ namespace onyx::cli {
 namespace {
 
 struct QuantizeArgs {
-  std::string model, out, external_data;
-  int level = 2;
+  RewriteArgs rewrite;
   bool dynamic = false, compare = true;
   optimizer::DynamicQuantizeOptions options;
 };
@@ -33,9 +32,9 @@ Result<QuantizeArgs> parse(const std::vector<std::string>& args) {
       if (i + 1 >= args.size()) return invalid_argument(a, " needs a value");
       return args[++i];
     };
-    if (a == "-o" || a == "--output") {
-      ONYX_ASSIGN_OR_RETURN(r.out, next());
-    } else if (a == "--dynamic") {
+    ONYX_ASSIGN_OR_RETURN(bool taken, parse_rewrite_arg(a, next, r.rewrite));
+    if (taken) continue;
+    if (a == "--dynamic") {
       r.dynamic = true;
     } else if (a == "--per-tensor") {
       r.options.per_column = false;
@@ -47,33 +46,26 @@ Result<QuantizeArgs> parse(const std::vector<std::string>& args) {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
       if (v == "MatMul" || v == "Gemm") r.options.exclude_op_types.insert(v);
       else r.options.exclude_nodes.insert(v);
-    } else if (a == "--external-data") {
-      ONYX_ASSIGN_OR_RETURN(r.external_data, next());
-    } else if (a == "--level") {
-      ONYX_ASSIGN_OR_RETURN(std::string v, next());
-      if (v != "0" && v != "1" && v != "2" && v != "3" && v != "99") return invalid_argument("--level takes 0, 1, 2, 3 or 99");
-      r.level = std::stoi(v);
     } else if (a == "--static" || a == "--calibration" || a == "--method" || a == "--format") {
       return not_implemented(a, " is not built yet (issue 8, item 4): onyx quantize does --dynamic only");
     } else if (!a.empty() && a[0] == '-') {
       return invalid_argument("unknown option '", a, "'");
-    } else if (r.model.empty()) {
-      r.model = a;
     } else {
       return invalid_argument("unexpected argument '", a, "'");
     }
   }
-  if (r.model.empty() || r.out.empty()) return invalid_argument("give a model and -o OUT");
+  if (r.rewrite.model.empty() || r.rewrite.out.empty()) return invalid_argument("give a model and -o OUT");
   if (!r.dynamic) return invalid_argument("give --dynamic (the only mode built so far)");
   return r;
 }
 
 Status quantize(const QuantizeArgs& a) {
-  ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(a.model, a.level));
+  const RewriteArgs& w = a.rewrite;
+  ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(w.model, w.level));
   ONYX_ASSIGN_OR_RETURN(optimizer::DynamicQuantizeReport report, optimizer::quantize_dynamic(m.model, a.options));
-  ONYX_RETURN_IF_ERROR(save_rewritten(m.model, a.out, a.external_data));
-  std::printf("%s -> %s (optimised at level %d, then dynamic int8, %s scales)\n\n", a.model.c_str(), a.out.c_str(),
-              a.level, a.options.per_column ? "per-column" : "per-tensor");
+  ONYX_RETURN_IF_ERROR(save_rewritten(m.model, w.out, w.external_data));
+  std::printf("%s -> %s (optimised at level %d, then dynamic int8, %s scales)\n\n", w.model.c_str(), w.out.c_str(),
+              w.level, a.options.per_column ? "per-column" : "per-tensor");
   std::printf("%-48s %-8s %s\n", "node", "op", "result");
   for (const auto& n : report.nodes)
     std::printf("%-48s %-8s %s\n", n.node.c_str(), n.op_type.c_str(),
@@ -101,9 +93,10 @@ int quantize_command(const std::vector<std::string>& args) {
     return 1;
   }
   if (!parsed->compare) return 0;
-  std::printf("\naccuracy on random inputs (onyx compare %s %s --runs 1):\n", parsed->model.c_str(), parsed->out.c_str());
+  const RewriteArgs& w = parsed->rewrite;
+  std::printf("\naccuracy on random inputs (onyx compare %s %s --runs 1):\n", w.model.c_str(), w.out.c_str());
   std::fflush(stdout);
-  compare_command({parsed->model, parsed->out, "--runs", "1"});  // informative: int8 differs beyond 1e-3
+  compare_command({w.model, w.out, "--runs", "1"});  // informative: int8 differs beyond 1e-3
   return 0;
 }
 

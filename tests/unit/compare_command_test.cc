@@ -2,13 +2,12 @@
 // differs beyond tolerance exits 1 with its difference printed, models whose outputs or
 // inputs do not correspond exit 2, and random ids stay inside the embedding table they index.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
 
+#include "cli_runner.h"
 #include "model_builder.h"
 
 namespace onyx {
@@ -18,23 +17,9 @@ namespace fs = std::filesystem;
 using testing::ModelBuilder;
 
 #ifdef ONYX_CLI
-fs::path temp_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("onyx_compare_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using testing::run_cli;
 
-// Runs the command; returns its exit code and puts stdout and stderr in *out.
-int run_cli(const std::string& args, std::string* out) {
-  FILE* p = ::popen((std::string(ONYX_CLI) + " " + args + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
-  const int status = ::pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+fs::path temp_dir(const std::string& name) { return testing::scratch_folder("compare_test", name); }
 
 // y = x * 2 + c, written either as Mul then Add or as Add(x, x) then Add.
 std::string affine(bool as_sum, float c, const std::string& output = "y") {

@@ -2,8 +2,6 @@
 // MatMul/Gemm nodes become DynamicQuantizeMatMul (and why the others stay), the written model
 // loads and stays close to the original, options that are not built are refused by name.
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-#include <unistd.h>
 
 #include <cstdio>
 #include <filesystem>
@@ -11,6 +9,7 @@
 #include <map>
 #include <random>
 
+#include "cli_runner.h"
 #include "model_builder.h"
 #include "onnx/loader.h"
 
@@ -21,22 +20,9 @@ namespace fs = std::filesystem;
 using testing::ModelBuilder;
 
 #ifdef ONYX_CLI
-fs::path temp_dir(const std::string& name) {
-  const fs::path dir = fs::temp_directory_path() / ("onyx_quantize_test_" + std::to_string(::getpid()) + "_" + name);
-  fs::remove_all(dir);
-  fs::create_directories(dir);
-  return dir;
-}
+using testing::run_cli;
 
-int run_cli(const std::string& args, std::string* out) {
-  FILE* p = ::popen((std::string(ONYX_CLI) + " " + args + " 2>&1").c_str(), "r");
-  if (!p) return -1;
-  char buf[4096];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, p)) > 0) out->append(buf, n);
-  const int status = ::pclose(p);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
+fs::path temp_dir(const std::string& name) { return testing::scratch_folder("quantize_test", name); }
 
 std::vector<float> random_values(size_t n, unsigned seed) {
   std::mt19937 rng(seed);
