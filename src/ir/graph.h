@@ -79,8 +79,11 @@ struct Graph {
   std::vector<ValueInfo> outputs;
   std::vector<ValueInfo> value_infos;
   std::map<std::string, Tensor> initializers;
-  // For the initializers whose data is external (their tensors view the mapped file): where
-  // it lies. An initializer replaced later (an override, a folded constant) leaves this map.
+  // For the initializers whose data lies in a mapped file (their tensors view it): external
+  // data, and large raw_data that the loader read in place from the model file itself (then
+  // `location` is the model file's name). Where it lies; the file must stay unchanged while
+  // the model lives. An initializer replaced later (an override, a folded constant) leaves
+  // this map.
   std::map<std::string, ExternalDataRef> external_data;
 };
 
