@@ -172,4 +172,14 @@ Status infer_broadcast_bool(InferenceContext& ctx) {
   return broadcast_into(ctx, DataType::kBool);
 }
 
+Result<SymbolicShape> normalized_stats_shape(const SymbolicShape& x, int64_t axis) {
+  if (!x.has_rank) return SymbolicShape{};
+  const int64_t rank = int64_t(x.dims.size());
+  if (axis < -rank || axis >= rank) return invalid_model("axis ", axis, " is out of range for rank ", rank);
+  if (axis < 0) axis += rank;
+  SymbolicShape stats = x;
+  for (int64_t d = axis; d < rank; ++d) stats.dims[size_t(d)] = Dim{1, ""};
+  return stats;
+}
+
 }  // namespace onyx::ops

@@ -103,6 +103,9 @@ Result<SymbolicShape> broadcast_symbolic(const std::vector<SymbolicShape>& shape
 // Ranks above this are left unknown by the rules (a hostile shape input may claim any rank).
 inline constexpr int64_t kMaxStaticRank = 1024;
 SymbolicShape unknown_dims(int64_t rank);
+// The statistics shape of a normalisation over dims [axis, rank) of x: x.shape[:axis] +
+// [1] * (rank - axis). Unknown when x's rank is; an error when axis is outside [-rank, rank).
+Result<SymbolicShape> normalized_stats_shape(const SymbolicShape& x, int64_t axis);
 SymbolicShape known_shape(const std::vector<int64_t>& dims);
 
 }  // namespace onyx::ops

@@ -13,21 +13,9 @@ Status infer(InferenceContext& ctx) {
   if (ctx.num_outputs() < 2) return Status::Ok();
   const int64_t stash_type = ctx.attr_int("stash_type", 1);
   const DataType stash = stash_type == 1 ? DataType::kFloat : stash_type == 11 ? DataType::kDouble : DataType::kUndefined;
-  SymbolicShape stats;
-  Status status = Status::Ok();
-  if (x.has_rank) {
-    const int64_t rank = int64_t(x.dims.size());
-    int64_t axis = ctx.attr_int("axis", -1);
-    if (axis < -rank || axis >= rank) {
-      status = invalid_model("axis ", axis, " is out of range for rank ", rank);
-    } else {
-      if (axis < 0) axis += rank;
-      stats = x;
-      for (int64_t d = axis; d < rank; ++d) stats.dims[size_t(d)] = Dim{1, ""};
-    }
-  }
-  ctx.set_output(1, stash, stats);
-  return status;
+  auto stats = normalized_stats_shape(x, ctx.attr_int("axis", -1));
+  ctx.set_output(1, stash, stats.ok() ? *stats : SymbolicShape{});
+  return stats.status();
 }
 }  // namespace
 
