@@ -102,7 +102,8 @@ def main():
     passed = {c for c, (v, _) in results.items() if v == "PASS"}
     broken = sorted(c for c, (v, _) in results.items() if v in ("CRASH", "TIMEOUT"))
     regressions = sorted(c for c in expected if c in results and c not in passed)
-    unlisted = sorted(passed - expected)
+    # A random-valued case (Bernoulli, training Dropout) may match its expected output by chance.
+    unlisted = sorted(c for c in passed - expected if not (c in differ and differ[c][0] == "random"))
     unexplained = sorted(c for c in cases if c not in passed and c not in expected and c not in differ)
     bad_shapes = sorted(c for c, (v, _) in shape_results.items() if v != "PASS")
 
