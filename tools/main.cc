@@ -32,7 +32,10 @@ void print_usage() {
       "  onyx optimize MODEL -o OUT [--level L]\n"
       "                                    write the model after onyx's graph optimisations\n"
       "  onyx quantize MODEL -o OUT --dynamic [--per-tensor] [--exclude OP|NODE]...\n"
-      "                                    int8 weights for MatMul/Gemm (DynamicQuantizeMatMul)\n\n"
+      "                                    int8 weights for MatMul/Gemm (DynamicQuantizeMatMul)\n"
+      "  onyx quantize MODEL -o OUT --static (--calibration DIR | --calibration-random N)\n"
+      "               [--method minmax|entropy|percentile] [--per-channel] [--format qoperator|qdq]\n"
+      "                                    calibrated int8 activations and weights (QLinearConv, ...)\n\n"
       "FREE-DIMS: --free-dim NAME=VALUE and --free-dim-denotation DATA_BATCH=VALUE (repeatable)\n"
       "           fix symbolic input dims by dim_param name or by ONNX dimension denotation\n");
 }

@@ -10,13 +10,25 @@
 
 namespace onyx::cli {
 
-Result<OptimizedModel> load_and_optimize(const std::string& path, int level) {
+Result<OptimizedModel> load_and_optimize(const std::string& path, int level, const std::set<std::string>* fuse_only) {
   OptimizedModel out;
   ONYX_ASSIGN_OR_RETURN(out.model, onnx_format::load_model_file(path));
   out.report.nodes_before = out.report.nodes_after = out.model.graph.nodes.size();
   if (level <= 0) return out;
   ops::GraphTypes types = ops::infer_graph_types(out.model.graph, out.model.opsets);
-  ONYX_ASSIGN_OR_RETURN(out.report, optimizer::PassManager::for_level(level).run(out.model, types, /*log_level=*/3));
+  optimizer::PassManager manager = optimizer::PassManager::for_level(level);
+  if (fuse_only) {
+    std::vector<optimizer::PassManager::PhasePasses> phases;
+    for (optimizer::Phase p : optimizer::kAllPhases) {
+      if (level < optimizer::phase_level(p) || p == optimizer::Phase::kLayout) continue;
+      auto passes = optimizer::PassRegistry::global().phase(p);
+      if (p == optimizer::Phase::kFuse)
+        std::erase_if(passes, [&](const auto& pass) { return !fuse_only->count(pass->name()); });
+      phases.emplace_back(p, std::move(passes));
+    }
+    manager = optimizer::PassManager(std::move(phases));
+  }
+  ONYX_ASSIGN_OR_RETURN(out.report, manager.run(out.model, types, /*log_level=*/3));
   return out;
 }
 

@@ -2,6 +2,7 @@
 // (`onyx optimize`, `onyx quantize`): the same loader and passes a session uses, without
 // planning kernels, so that no weight is packed or dropped before the model is saved.
 #pragma once
+#include <set>
 #include <string>
 
 #include "core/status.h"
@@ -48,7 +49,10 @@ struct OptimizedModel {
 };
 
 // Loads `path` and runs the optimiser at `level` (SessionOptions::graph_optimization_level).
-Result<OptimizedModel> load_and_optimize(const std::string& path, int level);
+// With `fuse_only`, the fusion phase runs only the passes named there (static quantisation
+// wants BatchNorm folded into Conv but the activations it calibrates left apart).
+Result<OptimizedModel> load_and_optimize(const std::string& path, int level,
+                                         const std::set<std::string>* fuse_only = nullptr);
 
 // Writes `model` to `path`; with `external_data` non-empty, initializers of 1 KiB or more go
 // to that file (relative to `path`'s folder).

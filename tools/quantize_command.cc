@@ -1,28 +1,48 @@
 // onyx quantize MODEL -o OUT --dynamic [--per-tensor] [--exclude OP|NODE]... [--level L]
 //                            [--external-data NAME] [--no-compare]
+// onyx quantize MODEL -o OUT --static (--calibration DIR | --calibration-random N)
+//                            [--method minmax|entropy|percentile] [--percentile P] [--per-channel]
+//                            [--format qoperator|qdq] [--exclude OP|NODE]... [--threads N]
 // Dynamic int8 quantisation (optimizer/quantize_dynamic.h): the model is first optimised at
 // level L (default 2, so attention, GELU and LayerNorm fusions keep their fused kernels), then
 // every float32 MatMul / plain Gemm with 2-D initializer weights becomes a com.microsoft
 // DynamicQuantizeMatMul with int8 weights (per column of B unless --per-tensor). Prints, per
 // MatMul and Gemm, whether it was quantised (or why not), the weight bytes saved, and then
 // `onyx compare MODEL OUT` on random inputs (--no-compare skips it).
-// --static (calibrated QDQ / QOperator) is not built yet and is refused by name.
+// Static int8 quantisation (optimizer/quantize_static.h, tools/static_quantize.h): BatchNorm is
+// folded into Conv, the activations are calibrated over the feed sets of DIR (each subfolder
+// one set, read as --inputs-dir reads a folder) or over N random sets, and the quantisable
+// nodes are rewritten in QOperator (default) or QDQ form with per-tensor (default) or
+// per-channel weight scales. Prints per node what it became, how the int8 kernels of a session
+// of OUT compute (and which fell back), and the accuracy change over the calibration sets.
+#include <cctype>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "model_rewrite.h"
 #include "optimizer/quantize_dynamic.h"
+#include "static_quantize.h"
 
 namespace onyx::cli {
 namespace {
 
 struct QuantizeArgs {
   RewriteArgs rewrite;
-  bool dynamic = false, compare = true;
+  bool dynamic = false, compare = true, per_channel_given = false;
   optimizer::DynamicQuantizeOptions options;
+  bool is_static = false;
+  StaticQuantizeArgs static_args;
 };
+
+Result<int> positive_int(const std::string& flag, const std::string& v) {
+  char* end = nullptr;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < 1 || n > 1000000) return invalid_argument(flag, " takes a positive integer, got '", v, "'");
+  return int(n);
+}
 
 Result<QuantizeArgs> parse(const std::vector<std::string>& args) {
   QuantizeArgs r;
@@ -38,16 +58,46 @@ Result<QuantizeArgs> parse(const std::vector<std::string>& args) {
       r.dynamic = true;
     } else if (a == "--per-tensor") {
       r.options.per_column = false;
+      r.static_args.options.per_channel = false;
     } else if (a == "--per-channel") {
       r.options.per_column = true;
+      r.static_args.options.per_channel = true;
+    } else if (a == "--static") {
+      r.is_static = true;
+    } else if (a == "--calibration") {
+      ONYX_ASSIGN_OR_RETURN(r.static_args.calibration_dir, next());
+    } else if (a == "--calibration-random") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      ONYX_ASSIGN_OR_RETURN(r.static_args.random_sets, positive_int(a, v));
+    } else if (a == "--threads") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      ONYX_ASSIGN_OR_RETURN(r.static_args.threads, positive_int(a, v));
+    } else if (a == "--method") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      if (v == "minmax") r.static_args.calibration.method = CalibrationMethod::kMinMax;
+      else if (v == "entropy") r.static_args.calibration.method = CalibrationMethod::kEntropy;
+      else if (v == "percentile") r.static_args.calibration.method = CalibrationMethod::kPercentile;
+      else return invalid_argument("--method takes minmax, entropy or percentile, got '", v, "'");
+    } else if (a == "--percentile") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      char* end = nullptr;
+      const double p = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(p > 50 && p <= 100)) return invalid_argument("--percentile takes a value in (50, 100]");
+      r.static_args.calibration.percentile = p;
+    } else if (a == "--format") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      if (v == "qoperator") r.static_args.options.format = optimizer::QuantFormat::kQOperator;
+      else if (v == "qdq") r.static_args.options.format = optimizer::QuantFormat::kQdq;
+      else return invalid_argument("--format takes qoperator or qdq, got '", v, "'");
     } else if (a == "--no-compare") {
       r.compare = false;
     } else if (a == "--exclude") {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
       if (v == "MatMul" || v == "Gemm") r.options.exclude_op_types.insert(v);
       else r.options.exclude_nodes.insert(v);
-    } else if (a == "--static" || a == "--calibration" || a == "--method" || a == "--format") {
-      return not_implemented(a, " is not built yet (issue 8, item 4): onyx quantize does --dynamic only");
+      // Static: a name starting with a capital also excludes that op type.
+      if (!v.empty() && std::isupper(static_cast<unsigned char>(v[0]))) r.static_args.options.exclude_op_types.insert(v);
+      r.static_args.options.exclude_nodes.insert(v);
     } else if (!a.empty() && a[0] == '-') {
       return invalid_argument("unknown option '", a, "'");
     } else {
@@ -55,7 +105,12 @@ Result<QuantizeArgs> parse(const std::vector<std::string>& args) {
     }
   }
   if (r.rewrite.model.empty() || r.rewrite.out.empty()) return invalid_argument("give a model and -o OUT");
-  if (!r.dynamic) return invalid_argument("give --dynamic (the only mode built so far)");
+  if (r.dynamic == r.is_static) return invalid_argument("give one of --dynamic and --static");
+  if (r.is_static) {
+    if (r.static_args.calibration_dir.empty() == (r.static_args.random_sets == 0))
+      return invalid_argument("--static needs one of --calibration DIR and --calibration-random N");
+    r.static_args.rewrite = r.rewrite;
+  }
   return r;
 }
 
@@ -83,16 +138,19 @@ int quantize_command(const std::vector<std::string>& args) {
   if (!parsed.ok()) {
     std::fprintf(stderr,
                  "onyx quantize: %s\nusage: onyx quantize MODEL -o OUT --dynamic [--per-tensor] [--exclude OP|NODE]... "
-                 "[--level L] [--external-data NAME] [--no-compare]\n",
+                 "[--level L] [--external-data NAME] [--no-compare]\n"
+                 "       onyx quantize MODEL -o OUT --static (--calibration DIR | --calibration-random N) "
+                 "[--method minmax|entropy|percentile] [--percentile P] [--per-channel] [--format qoperator|qdq] "
+                 "[--exclude OP|NODE]... [--threads N] [--external-data NAME]\n",
                  parsed.status().message().c_str());
     return 2;
   }
-  Status s = quantize(*parsed);
+  Status s = parsed->is_static ? run_static_quantize(parsed->static_args) : quantize(*parsed);
   if (!s.ok()) {
     std::fprintf(stderr, "onyx quantize: %s\n", s.to_string().c_str());
     return 1;
   }
-  if (!parsed->compare) return 0;
+  if (!parsed->compare || parsed->is_static) return 0;
   const RewriteArgs& w = parsed->rewrite;
   std::printf("\naccuracy on random inputs (onyx compare %s %s --runs 1):\n", w.model.c_str(), w.out.c_str());
   std::fflush(stdout);

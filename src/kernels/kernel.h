@@ -139,6 +139,9 @@ class Kernel {
   // again. When every reader of a constant says so, the plan drops its data: compute then
   // sees a tensor of the same dtype and shape whose data pointer is null.
   virtual std::vector<int> released_constant_inputs() const { return {}; }
+  // How this node computes, for kernels with more than one way (e.g. "oneDNN int8" or
+  // "reference"); empty for the rest. Known after prepare; reported by Session.
+  virtual std::string implementation() const { return {}; }
 };
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>()>;

@@ -27,6 +27,9 @@ class QLinearConvRunner {
   Status compute(KernelContext& ctx) const;
   // True when prepare() packed w for oneDNN.
   bool packed() const { return fast_ != nullptr; }
+  std::string implementation() const {
+    return fast_ ? "oneDNN int8 convolution" : "reference (im2col + integer GEMM)";
+  }
 
  private:
   Status compute_reference(KernelContext& ctx) const;

@@ -247,6 +247,14 @@ Status RunControl::check() const {
   return Status::Ok();
 }
 
+std::vector<std::pair<const ir::Node*, std::string>> GraphPlan::implementations() const {
+  std::vector<std::pair<const ir::Node*, std::string>> out;
+  for (const Step& step : steps_)
+    if (step.kernel)
+      if (std::string how = step.kernel->implementation(); !how.empty()) out.emplace_back(step.node, std::move(how));
+  return out;
+}
+
 std::vector<char> GraphPlan::steps_for_outputs(const std::vector<size_t>& outputs) const {
   std::vector<char> needed_slot(slot_names_.size(), 0), active(steps_.size(), 0);
   for (size_t o : outputs)

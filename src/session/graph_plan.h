@@ -80,6 +80,8 @@ class GraphPlan {
   std::vector<char> steps_for_outputs(const std::vector<size_t>& outputs) const;
 
   const ir::Graph& graph() const { return graph_; }
+  // (node, Kernel::implementation()) for every step of this graph whose kernel names one.
+  std::vector<std::pair<const ir::Node*, std::string>> implementations() const;
   // Initializers whose data the plan dropped because every reader packed its own copy in
   // prepare. Each is dropped as soon as its last reader is prepared, and `on_release` (given to
   // build) is called with its name so the owner of the graph can drop its copy too; peak

@@ -188,6 +188,12 @@ Result<std::string> Session::end_profiling() {
 
 bool Session::profiling() const { return profiler_ && profiler_->active(); }
 
+std::vector<std::pair<std::string, std::string>> Session::kernel_implementations() const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (auto& [node, how] : plan_->implementations()) out.emplace_back(node->label(), how);
+  return out;
+}
+
 bool Session::input_has_default(const std::string& name) const {
   return model_->graph.initializers.count(name) > 0;
 }

@@ -140,6 +140,9 @@ class Session {
   ~Session();
 
   const ir::Model& model() const { return *model_; }
+  // (node label, how its kernel computes) for the main graph's nodes whose kernel has more
+  // than one way (Kernel::implementation), in plan order.
+  std::vector<std::pair<std::string, std::string>> kernel_implementations() const;
   // Graph inputs the caller may feed (initializers with the same name are defaults), with
   // free-dimension overrides applied.
   const std::vector<ir::ValueInfo>& inputs() const { return model_->graph.inputs; }

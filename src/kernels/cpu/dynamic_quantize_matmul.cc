@@ -27,6 +27,10 @@ class DynamicQuantizeMatMulKernel final : public Kernel {
   // A packed B is never read again: its shape alone plans every run.
   std::vector<int> released_constant_inputs() const override { return weights_ ? std::vector<int>{1} : std::vector<int>{}; }
 
+  std::string implementation() const override {
+    return weights_ ? "oneDNN int8 matmul (B packed)" : "reference (integer GEMM)";
+  }
+
   Status compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(1);

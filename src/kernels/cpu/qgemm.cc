@@ -51,6 +51,10 @@ class QGemmKernel final : public Kernel {
     return Status::Ok();
   }
 
+  std::string implementation() const override {
+    return weights_ ? "oneDNN int8 matmul (B packed)" : "reference (integer GEMM)";
+  }
+
   Status compute(KernelContext& ctx) const override {
     const Tensor& a = ctx.input(0);
     const Tensor& b = ctx.input(3);

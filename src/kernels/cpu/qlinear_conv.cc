@@ -10,6 +10,7 @@ class QLinearConvKernel final : public Kernel {
  public:
   Status prepare(const KernelInfo& info) override { return runner_.prepare(info); }
   Status compute(KernelContext& ctx) const override { return runner_.compute(ctx); }
+  std::string implementation() const override { return runner_.implementation(); }
 
  private:
   QLinearConvRunner runner_{/*channels_last=*/false};
