@@ -39,8 +39,12 @@ bool MaxPool::supports(const WindowGeometry& g) {
   return true;
 }
 
-Status MaxPool::run(const std::vector<int64_t>& x_shape, const WindowGeometry& g, const float* x, float* y) const {
+Status MaxPool::run(const std::vector<int64_t>& x_shape, const WindowGeometry& g, DataType type, const void* x,
+                    void* y) const {
+  if (!supports(type)) return error(StatusCode::kInternal, "oneDNN max pooling of ", data_type_name(type));
+  const dt elem = type == DataType::kFloat ? dt::f32 : type == DataType::kUInt8 ? dt::u8 : dt::s8;
   std::vector<int64_t> key = x_shape;
+  key.push_back(int64_t(elem));
   for (const auto* v : {&g.kernel, &g.strides, &g.pad_begin, &g.out}) key.insert(key.end(), v->begin(), v->end());
   std::shared_ptr<const Entry> entry;
   {
@@ -56,8 +60,8 @@ Status MaxPool::run(const std::vector<int64_t>& x_shape, const WindowGeometry& g
       dnnl::memory::dims pad_r(g.rank());
       for (size_t d = 0; d < g.rank(); ++d)
         pad_r[d] = end_padding(g, d);
-      const dnnl::memory::desc x_md(x_dims, dt::f32, layout_tag(x_dims.size(), channels_last_));
-      const dnnl::memory::desc y_md(y_dims, dt::f32, layout_tag(y_dims.size(), channels_last_));
+      const dnnl::memory::desc x_md(x_dims, elem, layout_tag(x_dims.size(), channels_last_));
+      const dnnl::memory::desc y_md(y_dims, elem, layout_tag(y_dims.size(), channels_last_));
       made->pd = dnnl::pooling_forward::primitive_desc(
           dnnl::pooling_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::pooling_max, x_md, y_md,
                                       dims(g.strides), dims(g.kernel), dims(g.pad_begin), pad_r),
@@ -71,7 +75,7 @@ Status MaxPool::run(const std::vector<int64_t>& x_shape, const WindowGeometry& g
   }
   return guarded("pooling", [&] {
     std::unordered_map<int, dnnl::memory> args;
-    args[DNNL_ARG_SRC] = dnnl::memory(entry->pd.src_desc(), engine(), const_cast<float*>(x));
+    args[DNNL_ARG_SRC] = dnnl::memory(entry->pd.src_desc(), engine(), const_cast<void*>(x));
     args[DNNL_ARG_DST] = dnnl::memory(entry->pd.dst_desc(), engine(), y);
     execute(entry->prim, entry->pd, args);
   });

@@ -6,6 +6,7 @@
 #pragma once
 #include "kernels/broadcast.h"
 #include "kernels/dispatch.h"
+#include "kernels/qlinear_binary_span.h"
 #include "kernels/qlinear_common.h"
 
 namespace onyx {
@@ -25,6 +26,11 @@ class QLinearBinaryKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(Shape shape, broadcast_shapes({a.shape(), b.shape()}));
     ONYX_ASSIGN_OR_RETURN(Tensor* c, ctx.allocate_output_uninitialized(0, a.dtype(), shape));
     const float mul = pa.scale * pb.scale / pc.scale;
+    const QLinearBinaryParams params{pa.scale, pb.scale, pc.scale, pa.zero_point, pb.zero_point, pc.zero_point};
+    const bool same = a.shape() == shape && b.shape() == shape;
+    if ((same || (a.shape() == shape && b.numel() == 1)) &&
+        qlinear_binary_span(kMul, a.dtype(), a.raw_data(), b.raw_data(), !same, c->raw_data(), c->numel(), params))
+      return Status::Ok();
     const int32_t za = pa.zero_point, zb = pb.zero_point, zc = pc.zero_point;
     return dispatch<uint8_t, int8_t>(a.dtype(), [&]<typename Q>() -> Status {
       broadcast_binary<Q, Q, Q>(a, b, *c, [&](Q x, Q y) {

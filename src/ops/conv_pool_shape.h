@@ -32,6 +32,9 @@ std::optional<int64_t> forward_out_dim(const WindowParams& p, size_t d, size_t r
 // Conv-like: X (N, C, D...) at input x_index, W (M, C/group, k...) at input w_index ->
 // (N, M, O...) of element type `elem`.
 Status infer_conv_like(InferenceContext& ctx, int x_index, int w_index, DataType elem);
+// The same for a 2-D convolution with X (input 0) and Y channels-last: X (N, H, W, C), W (input
+// w_index) (M, C/group, kH, kW) -> Y (N, H', W', M) of type elem.
+Status infer_nhwc_conv_like(InferenceContext& ctx, int w_index, DataType elem);
 
 // Pools: X (N, C, D...) -> (N, C, O...) of X's type for every output (MaxPool's Indices are
 // set separately by its rule).

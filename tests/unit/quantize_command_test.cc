@@ -1,8 +1,9 @@
-// `onyx quantize --dynamic` and `onyx optimize`, end to end through the built binary: which
-// MatMul/Gemm nodes become DynamicQuantizeMatMul (and why the others stay), the written model
+// `onyx quantize` (--dynamic and --static) and `onyx optimize`, end to end through the built
+// binary: which nodes become quantised operators (and why the others stay), the written model
 // loads and stays close to the original, options that are not built are refused by name.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -86,14 +87,124 @@ TEST(QuantizeCommand, DynamicQuantizesMatMulAndGemmWithInitializerWeights) {
 
 TEST(QuantizeCommand, UnbuiltModesAreRefusedByName) {
   std::string text;
-  EXPECT_EQ(run_cli("quantize m.onnx -o q.onnx --static --calibration dir", &text), 2) << text;
-  EXPECT_NE(text.find("--static is not built yet"), std::string::npos) << text;
-  text.clear();
   EXPECT_EQ(run_cli("quantize m.onnx -o q.onnx", &text), 2) << text;
-  EXPECT_NE(text.find("--dynamic"), std::string::npos) << text;
+  EXPECT_NE(text.find("one of --dynamic and --static"), std::string::npos) << text;
+  text.clear();
+  EXPECT_EQ(run_cli("quantize m.onnx -o q.onnx --static", &text), 2) << text;
+  EXPECT_NE(text.find("--calibration DIR"), std::string::npos) << text;
+  text.clear();
+  EXPECT_EQ(run_cli("quantize m.onnx -o q.onnx --static --calibration-random 2 --format qxyz", &text), 2) << text;
+  EXPECT_NE(text.find("--format takes qoperator or qdq"), std::string::npos) << text;
   text.clear();
   EXPECT_EQ(run_cli("optimize m.onnx -o o.onnx --float16", &text), 2) << text;
   EXPECT_NE(text.find("--float16 is not built yet"), std::string::npos) << text;
+}
+
+void int_attribute(onnx::NodeProto* n, const char* name, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INT);
+  a->set_i(v);
+}
+
+void ints_attribute(onnx::NodeProto* n, const char* name, std::vector<int64_t> v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::INTS);
+  for (int64_t x : v) a->add_ints(x);
+}
+
+// A small ResNet-like float network: Conv -> Relu, Conv, Add with the first Relu's output ->
+// Relu, MaxPool, GlobalAveragePool, Flatten, Gemm (transB).
+std::string small_cnn() {
+  ModelBuilder b;
+  b.input("x", {1, 3, 12, 12}).output("y", {1, 5});
+  b.initializer("W1", {8, 3, 3, 3}, random_values(8 * 27, 11));
+  b.initializer("b1", {8}, random_values(8, 12));
+  b.initializer("W2", {8, 8, 3, 3}, random_values(8 * 72, 13));
+  b.initializer("b2", {8}, random_values(8, 14));
+  b.initializer("Wf", {5, 8}, random_values(40, 15));
+  b.initializer("bf", {5}, random_values(5, 16));
+  ints_attribute(b.node("Conv", {"x", "W1", "b1"}, {"c1"}, "conv1"), "pads", {1, 1, 1, 1});
+  b.node("Relu", {"c1"}, {"r1"}, "relu1");
+  ints_attribute(b.node("Conv", {"r1", "W2", "b2"}, {"c2"}, "conv2"), "pads", {1, 1, 1, 1});
+  b.node("Add", {"c2", "r1"}, {"s"}, "add");
+  b.node("Relu", {"s"}, {"r2"}, "relu2");
+  auto* pool = b.node("MaxPool", {"r2"}, {"m"}, "pool");
+  ints_attribute(pool, "kernel_shape", {2, 2});
+  ints_attribute(pool, "strides", {2, 2});
+  b.node("GlobalAveragePool", {"m"}, {"g"}, "gap");
+  b.node("Flatten", {"g"}, {"f"}, "flatten");
+  int_attribute(b.node("Gemm", {"f", "Wf", "bf"}, {"y"}, "fc"), "transB", 1);
+  return b.bytes();
+}
+
+TEST(QuantizeCommand, StaticQOperatorQuantisesTheWholeNetworkToInt8Kernels) {
+  const fs::path dir = temp_dir("static_qoperator");
+  const std::string model = (dir / "m.onnx").string(), out = (dir / "q.onnx").string();
+  std::ofstream(model, std::ios::binary) << small_cnn();
+  std::string text;
+  ASSERT_EQ(run_cli("quantize " + model + " -o " + out + " --static --calibration-random 4 --per-channel", &text), 0)
+      << text;
+  for (const char* want : {"'conv1' (Conv)", "QLinearConv (Relu absorbed)", "QLinearAdd (Relu absorbed)",
+                           "MaxPool on uint8", "QLinearGlobalAveragePool", "Flatten on uint8", "QGemm (float32 output)",
+                           "7 node(s) quantised", "oneDNN int8 convolution", "top-1 agreement"})
+    EXPECT_NE(text.find(want), std::string::npos) << want << "\n" << text;
+  EXPECT_EQ(text.find("fell back"), std::string::npos) << text;
+  auto counts = op_counts(out);
+  EXPECT_EQ(counts["QLinearConv"], 2);
+  EXPECT_EQ(counts["QLinearAdd"], 1);
+  EXPECT_EQ(counts["QGemm"], 1);
+  EXPECT_EQ(counts["QuantizeLinear"], 1);  // the network's input; everything after stays uint8
+  EXPECT_EQ(counts["DequantizeLinear"], 0);
+  EXPECT_EQ(counts["Conv"] + counts["Relu"] + counts["Add"] + counts["Gemm"], 0);
+  // Close to the float model on other inputs than the calibration sets, not equal to it.
+  text.clear();
+  EXPECT_EQ(run_cli("compare " + model + " " + out + " --runs 3 --seed 99 --atol 0.15 --rtol 0.1", &text), 0) << text;
+  text.clear();
+  EXPECT_EQ(run_cli("compare " + model + " " + out + " --runs 1 --atol 0 --rtol 0", &text), 1) << text;
+  fs::remove_all(dir);
+}
+
+TEST(QuantizeCommand, StaticQdqFromACalibrationFolderWithEachMethod) {
+  const fs::path dir = temp_dir("static_qdq");
+  const std::string model = (dir / "m.onnx").string(), out = (dir / "q.onnx").string();
+  std::ofstream(model, std::ios::binary) << small_cnn();
+  // Two feed sets, one folder each, as input_0.pb.
+  const std::vector<float> a = random_values(3 * 12 * 12, 21), b = random_values(3 * 12 * 12, 22);
+  for (int k = 0; k < 2; ++k) {
+    const fs::path set = dir / "calibration" / ("set" + std::to_string(k));
+    fs::create_directories(set);
+    onnx::TensorProto t;
+    t.set_data_type(onnx::TensorProto::FLOAT);
+    for (int64_t d : {1, 3, 12, 12}) t.add_dims(d);
+    for (float v : k == 0 ? a : b) t.add_float_data(std::abs(v));
+    std::ofstream(set / "input_0.pb", std::ios::binary) << t.SerializeAsString();
+  }
+  const std::string cal = (dir / "calibration").string();
+  for (const char* method : {"minmax", "entropy", "percentile"}) {
+    std::string text;
+    ASSERT_EQ(run_cli("quantize " + model + " -o " + out + " --static --format qdq --calibration " + cal + " --method " +
+                          method,
+                      &text),
+              0)
+        << text;
+    EXPECT_NE(text.find(std::string(method) + " calibration over 2 set(s)"), std::string::npos) << text;
+    EXPECT_NE(text.find("QDQ format"), std::string::npos) << text;
+    auto counts = op_counts(out);
+    EXPECT_EQ(counts["Conv"], 2) << method;  // QDQ keeps the float operators
+    EXPECT_GE(counts["QuantizeLinear"], 4) << method;
+    EXPECT_GE(counts["DequantizeLinear"], 6) << method;
+    text.clear();
+    // Entropy clips hardest on so small a calibration set (its histograms are sparse).
+    const std::string atol = std::string(method) == "entropy" ? "1.0" : "0.25";
+    EXPECT_EQ(run_cli("compare " + model + " " + out + " --runs 2 --rtol 0.2 --atol " + atol, &text), 0) << method << text;
+  }
+  std::string text;
+  EXPECT_EQ(run_cli("quantize " + model + " -o " + out + " --static --calibration " + (dir / "none").string(), &text), 1)
+      << text;
+  EXPECT_NE(text.find("no calibration folder"), std::string::npos) << text;
+  fs::remove_all(dir);
 }
 
 TEST(OptimizeCommand, WritesTheOptimisedGraphAndReportsIt) {

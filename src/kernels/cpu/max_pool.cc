@@ -30,10 +30,10 @@ class MaxPoolKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(WindowGeometry g, resolve_pool(attrs_, x.shape()));
     Shape y_shape{x.dim(0), x.dim(1)};
     y_shape.insert(y_shape.end(), g.out.begin(), g.out.end());
-    if (x.dtype() == DataType::kFloat && !ctx.output_requested(1) && onednn::MaxPool::supports(g) &&
+    if (onednn::MaxPool::supports(x.dtype()) && !ctx.output_requested(1) && onednn::MaxPool::supports(g) &&
         pool_work_bounded(g, x.dim(0) * x.dim(1)) && shape_size(y_shape) > 0) {
       ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), y_shape));
-      return fast_.run(x.shape(), g, x.data<float>(), y->data<float>());
+      return fast_.run(x.shape(), g, x.dtype(), x.raw_data(), y->raw_data());
     }
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), y_shape));
     int64_t* indices = nullptr;

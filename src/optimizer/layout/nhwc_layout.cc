@@ -2,12 +2,17 @@
 //   Conv | com.microsoft FusedConv (X, W, B, Z) -> Y
 //     => Transpose(X, [0,2,3,1]) -> com.microsoft NhwcFusedConv(X', W, B, Z') -> Transpose([0,3,1,2]) -> Y
 //        (Z' = Transpose(Z, [0,2,3,1]) when Z is present; W stays (M, C/group, kH, kW))
+//   QLinearConv(X, x_scale, x_zp, W, ...) -> Y
+//     => Transpose(X) -> com.microsoft NhwcQLinearConv(X', x_scale, x_zp, W, ...) -> Transpose -> Y
 //   MaxPool(X) -> Y   => Transpose -> com.microsoft NhwcMaxPool -> Transpose -> Y
 // The attributes carry over (MaxPool's storage_order, which must be 0, is dropped). The
 // Transposes this adds cancel pairwise in transpose_optimization, which runs after it in the
-// same phase. Conditions: X float32 (static type) of rank 4; for a conv, W a constant of rank
-// 4; for MaxPool, no Indices output, unit dilations and explicit pads smaller than the
-// kernel (what the channels-last kernel computes).
+// same phase. Conditions: X of rank 4, float32 (uint8 / int8 for QLinearConv and MaxPool); for
+// a float conv, W a constant of rank 4; for QLinearConv, W and its zero point constant with
+// W - zero point fitting int8 (the oneDNN path, qlinear_conv_common.h); for MaxPool, no
+// Indices output, unit dilations and explicit pads smaller than the kernel (what the
+// channels-last kernel computes).
+#include "kernels/qlinear_conv_common.h"
 #include "optimizer/fusions/fusion_util.h"
 #include "optimizer/layout/layout_util.h"
 #include "optimizer/pass.h"
@@ -44,11 +49,15 @@ class NhwcLayout final : public RulePass {
     const ir::Node& n = g.node(i);
     const bool conv = is_op(n, "Conv") || (n.op_type == "FusedConv" && n.domain == kMicrosoftDomain);
     const bool pool = is_op(n, "MaxPool");
+    const bool qconv = is_op(n, "QLinearConv");
+    if (qconv) return match_qlinear_conv(g, i);
     if (!conv && !pool) return std::nullopt;
     if (n.inputs.empty() || n.outputs.empty() || n.outputs[0].empty() || (conv && n.outputs.size() != 1))
       return std::nullopt;
     const std::string& x = n.inputs[0];
-    if (g.elem_type(x) != DataType::kFloat || g.rank(x) != 4) return std::nullopt;
+    const DataType xt = g.elem_type(x);
+    const bool eight_bit = xt == DataType::kUInt8 || xt == DataType::kInt8;
+    if (!(xt == DataType::kFloat || (pool && eight_bit)) || g.rank(x) != 4) return std::nullopt;
     if (conv) {
       if (n.inputs.size() < 2 || n.inputs.size() > 4) return std::nullopt;
       const Tensor* w = g.constant(n.inputs[1]);
@@ -64,16 +73,36 @@ class NhwcLayout final : public RulePass {
       if (!pool_fits_nhwc_kernel(n)) return std::nullopt;
     }
 
+    return wrap(g, i, conv ? "NhwcFusedConv" : "NhwcMaxPool", conv ? std::vector<size_t>{0, 3} : std::vector<size_t>{0});
+  }
+
+ private:
+  static std::optional<Patch> match_qlinear_conv(const GraphIndex& g, size_t i) {
+    const ir::Node& n = g.node(i);
+    if (n.inputs.size() < 8 || n.outputs.size() != 1 || n.outputs[0].empty()) return std::nullopt;
+    const DataType xt = g.elem_type(n.inputs[0]);
+    if ((xt != DataType::kUInt8 && xt != DataType::kInt8) || g.rank(n.inputs[0]) != 4) return std::nullopt;
+    const Tensor* w = g.constant(n.inputs[3]);
+    const Tensor* w_zp = g.constant(n.inputs[5]);
+    if (!w || !w_zp || w->rank() != 4 || weights_minus_zero_point(*w, *w_zp).empty()) return std::nullopt;
+    return wrap(g, i, "NhwcQLinearConv", {0});
+  }
+
+  // Node i as com.microsoft `op` between Transposes: its inputs at `transposed` (those present)
+  // to channels-last, its output back.
+  static std::optional<Patch> wrap(const GraphIndex& g, size_t i, const std::string& op,
+                                   const std::vector<size_t>& transposed) {
+    const ir::Node& n = g.node(i);
     const std::string base = n.name.empty() ? n.outputs[0] : n.name;
     Patch p;
     p.remove_nodes = {i};
     ir::Node nhwc = n;
     nhwc.name = g.fresh_name(base + "_nhwc");
     nhwc.domain = kMicrosoftDomain;
-    nhwc.op_type = conv ? "NhwcFusedConv" : "NhwcMaxPool";
+    nhwc.op_type = op;
     nhwc.attributes.erase("storage_order");
-    // Transposes in: X (input 0), and Z (input 3) for a conv that has one.
-    for (size_t k = 0; k < n.inputs.size(); k += 3) {
+    for (size_t k : transposed) {
+      if (k >= n.inputs.size()) continue;
       if (n.inputs[k].empty()) continue;
       const std::string t = g.fresh_name(n.inputs[k] + "_nhwc");
       p.add_nodes.push_back(make_transpose(g.fresh_name(base + "_to_nhwc"), n.inputs[k], t, kToNhwc));

@@ -12,6 +12,11 @@
 //   GlobalAveragePool(Transpose(x, p))            -> Transpose(ReduceMean(x, axes p[2:], keepdims 1), p)
 //   GlobalMaxPool(Transpose(x, p))                -> the same with ReduceMax
 //   Concat(Transpose(x_k, p)..., axis a)          -> Transpose(Concat(x_k..., axis p[a]), p)
+//   QuantizeLinear / DequantizeLinear(Transpose(x, p), per-tensor scale) -> moved below, as Unary
+//   com.microsoft QLinearAdd / QLinearMul(Transpose(a, p), .., Transpose(b, p), ..)
+//                                                 -> Transpose(QLinearAdd(a, .., b, ..), p)
+//   com.microsoft QLinearGlobalAveragePool(Transpose(x, NHWC->NCHW), channels_last 0)
+//                                                 -> Transpose(the same with channels_last 1, NHWC->NCHW)
 // A Transpose that is moved or merged must be read by the rewritten node only (not a graph
 // output, not captured), so no rule adds a Transpose. Graph output names stay: a pair that
 // cancels into a graph output is removed only when the node before it can write that name
@@ -19,6 +24,7 @@
 #include <algorithm>
 #include <set>
 
+#include "optimizer/fusions/fusion_util.h"
 #include "optimizer/layout/layout_util.h"
 #include "optimizer/pass.h"
 #include "optimizer/simplify/bypass.h"
@@ -65,9 +71,16 @@ class TransposeOptimization final : public RulePass {
   std::string name() const override { return "transpose_optimization"; }
   std::optional<Patch> match(const GraphIndex& g, size_t i, const PassContext& ctx) const override {
     const ir::Node& n = g.node(i);
-    if (!n.domain.empty() || n.outputs.size() != 1 || n.outputs[0].empty()) return std::nullopt;
-    if (n.op_type == "Transpose") return transpose(g, i);
+    if (n.outputs.size() != 1 || n.outputs[0].empty()) return std::nullopt;
+    if (n.domain.empty() && n.op_type == "Transpose") return transpose(g, i);
     if (n.inputs.empty() || n.inputs[0].empty()) return std::nullopt;
+    if (n.domain == kMicrosoftDomain) {
+      if (n.op_type == "QLinearAdd" || n.op_type == "QLinearMul") return qlinear_binary(g, i);
+      if (n.op_type == "QLinearGlobalAveragePool") return qlinear_global_pool(g, i);
+      return std::nullopt;
+    }
+    if (!n.domain.empty()) return std::nullopt;
+    if ((n.op_type == "QuantizeLinear" || n.op_type == "DequantizeLinear") && per_tensor(g, n)) return unary(g, i);
     if (unary_ops().count(n.op_type)) return unary(g, i);
     if (binary_ops().count(n.op_type)) return binary(g, i);
     if (n.op_type == "GlobalAveragePool" || n.op_type == "GlobalMaxPool") return global_pool(g, i, ctx);
@@ -133,6 +146,48 @@ class TransposeOptimization final : public RulePass {
       return p;
     }
     return std::nullopt;
+  }
+
+  // A Quantize/DequantizeLinear whose scale and zero point are one constant value each.
+  static bool per_tensor(const GraphIndex& g, const ir::Node& n) {
+    for (size_t k = 1; k < n.inputs.size(); ++k) {
+      if (n.inputs[k].empty()) continue;
+      const Tensor* c = g.constant(n.inputs[k]);
+      if (!c || c->numel() != 1) return false;
+    }
+    return n.inputs.size() >= 2;
+  }
+
+  // QLinearAdd / QLinearMul: A (input 0) and B (input 3) both transposed alike; the scales and
+  // zero points are scalars and stay.
+  static std::optional<Patch> qlinear_binary(const GraphIndex& g, size_t i) {
+    const ir::Node& n = g.node(i);
+    if (n.inputs.size() < 7 || n.inputs[3].empty() || n.inputs[0] == n.inputs[3]) return std::nullopt;
+    auto a = transpose_source(g, n.inputs[0]);
+    auto b = transpose_source(g, n.inputs[3]);
+    if (!a || !b || a->perm != b->perm || !only_read_by(g, n.inputs[0], i) || !only_read_by(g, n.inputs[3], i))
+      return std::nullopt;
+    std::vector<std::string> inputs = n.inputs;
+    inputs[0] = g.node(a->node).inputs[0];
+    inputs[3] = g.node(b->node).inputs[0];
+    return push_below(g, i, std::move(inputs), {a->node, b->node}, a->perm);
+  }
+
+  static std::optional<Patch> qlinear_global_pool(const GraphIndex& g, size_t i) {
+    const ir::Node& n = g.node(i);
+    const ir::Attribute* last = n.attribute("channels_last");
+    if (last && last->i != 0) return std::nullopt;
+    auto src = transpose_source(g, n.inputs[0]);
+    if (!src || src->perm != kToNchw || !only_read_by(g, n.inputs[0], i)) return std::nullopt;
+    std::vector<std::string> inputs = n.inputs;
+    inputs[0] = g.node(src->node).inputs[0];
+    Patch p = push_below(g, i, std::move(inputs), {src->node}, src->perm);
+    ir::Attribute a;
+    a.name = "channels_last";
+    a.type = ir::Attribute::Type::kInt;
+    a.i = 1;
+    p.add_nodes[0].attributes["channels_last"] = a;
+    return p;
   }
 
   static std::optional<Patch> unary(const GraphIndex& g, size_t i) {
