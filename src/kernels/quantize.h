@@ -1,6 +1,7 @@
 // Linear quantisation helpers shared by QuantizeLinear, DequantizeLinear,
 // DynamicQuantizeLinear, QLinearConv and QLinearMatMul.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -25,6 +26,16 @@ Q saturate_round(F v) {
 struct QuantAxis {
   int64_t count = 1, inner = 1;
   int64_t index(int64_t i) const { return count == 1 ? 0 : (i / inner) % count; }
+  // Calls fn(begin, end, p) for each run of consecutive elements [begin, end) of an n-element
+  // tensor that share parameter p, in order (one run per tensor when per tensor).
+  template <typename Fn>
+  void for_each_run(int64_t n, Fn&& fn) const {
+    if (count == 1) {
+      if (n > 0) fn(int64_t(0), n, int64_t(0));
+      return;
+    }
+    for (int64_t begin = 0; begin < n; begin += inner) fn(begin, std::min(n, begin + inner), (begin / inner) % count);
+  }
 };
 
 // Checks that `scale` (and `zero_point`, when defined) are per-tensor (one element) or, from

@@ -206,6 +206,9 @@ class Quantizer {
     if (!a->domain.empty() || !kActivationOps.count(a->op_type) || a->outputs.size() != 1 ||
         !calibrated(a->outputs[0]) || a->inputs.empty() || a->inputs[0] != n.outputs[0])
       return nullptr;
+    // Saturation does the clipping only when the output's zero point is 0 (its range starts
+    // at 0, as a calibrated Relu's does).
+    if (params_for(ranges_.at(a->outputs[0])).zero_point != 0) return nullptr;
     if (a->op_type == "Clip") {
       float lo = -1;
       if (const ir::Attribute* m = a->attribute("min")) lo = m->f;
@@ -386,7 +389,10 @@ std::string Quantizer::convert_conv(const ir::Node& n, const ir::Node* activatio
   auto [wq, ws] = quantize_symmetric(w->second, options_.per_channel ? 0 : -1);
   report_.weight_bytes_before += w->second.nbytes();
   report_.weight_bytes_after += wq.nbytes() + ws.nbytes();
-  const QTensor xp = params(x);
+  // The parameters x is quantised with: its own, or in QOperator form those of the quantised
+  // tensor already made for it (a pass-through op's output keeps its input's).
+  const bool qdq = options_.format == QuantFormat::kQdq;
+  const QTensor xp = qdq ? params(x) : quantized(x);
   const float xs = scale_of(xp);
   Tensor wzp = options_.per_channel ? Tensor(DataType::kInt8, {maps}) : Tensor(DataType::kInt8, {});
   std::fill_n(wzp.data<int8_t>(), wzp.numel(), int8_t(0));
@@ -401,7 +407,7 @@ std::string Quantizer::convert_conv(const ir::Node& n, const ir::Node* activatio
   const std::string ws_name = add_initializer(base + "_scale", std::move(ws));
   const std::string wzp_name = add_initializer(base + "_zero_point", std::move(wzp));
   std::string bq_name = bias ? add_initializer(n.inputs[2] + "_quantized", std::move(bq)) : std::string();
-  if (options_.format == QuantFormat::kQdq) {
+  if (qdq) {
     ir::Node copy = n;
     copy.inputs[0] = qdq_input(x);
     const std::string w_dq = fresh(base + "_dequantized");
@@ -419,7 +425,7 @@ std::string Quantizer::convert_conv(const ir::Node& n, const ir::Node* activatio
     *became = "QDQ";
     return "";
   }
-  const QTensor xq = quantized(x);
+  const QTensor& xq = xp;
   const QTensor yp = params(y);
   const QTensor yq{fresh(y + "_quantized"), yp.scale, yp.zero_point};
   std::vector<std::string> inputs = {xq.q, xq.scale, xq.zero_point, wq_name, ws_name, wzp_name, yq.scale, yq.zero_point};
@@ -456,7 +462,8 @@ std::string Quantizer::convert_gemm(const ir::Node& n, std::string* became) {
   Tensor bzp = options_.per_channel ? Tensor(DataType::kInt8, {cols}) : Tensor(DataType::kInt8, {});
   std::fill_n(bzp.data<int8_t>(), bzp.numel(), int8_t(0));
   const std::string base = n.inputs[1];
-  const QTensor ap = params(n.inputs[0]);
+  const bool qdq = options_.format == QuantFormat::kQdq;
+  const QTensor ap = qdq ? params(n.inputs[0]) : quantized(n.inputs[0]);  // as for Conv's x
   const float as = scale_of(ap);
   Tensor cq(DataType::kInt32, {cols});
   if (c)
@@ -474,11 +481,25 @@ std::string Quantizer::convert_gemm(const ir::Node& n, std::string* became) {
     ir::Node& dq = emit("DequantizeLinear", "", {bq_name, bs_name, bzp_name}, {b_dq}, base + "_DequantizeLinear");
     if (axis >= 0) dq.attributes["axis"] = int_attribute("axis", axis);
     copy.inputs[1] = b_dq;
+    if (c) {  // C as int32 at scale a_scale * b_scale (Gemm's beta applies to it as before)
+      Tensor c_scale(DataType::kFloat, {cols}), c_int(DataType::kInt32, {cols});
+      for (int64_t j = 0; j < cols; ++j) {
+        const float s = as * g_.initializers.at(bs_name).data<float>()[g_.initializers.at(bs_name).numel() == 1 ? 0 : j];
+        c_scale.data<float>()[j] = s;
+        c_int.data<int32_t>()[j] = to_int32(double(c->data<float>()[c->numel() == 1 ? 0 : j]) / double(s));
+      }
+      const std::string cq_name = add_initializer(n.inputs[2] + "_quantized", std::move(c_int));
+      const std::string cs_name = add_initializer(n.inputs[2] + "_scale", std::move(c_scale));
+      const std::string c_dq = fresh(n.inputs[2] + "_dequantized");
+      ir::Node& cdq = emit("DequantizeLinear", "", {cq_name, cs_name}, {c_dq}, n.inputs[2] + "_DequantizeLinear");
+      cdq.attributes["axis"] = int_attribute("axis", 0);
+      copy.inputs[2] = c_dq;
+    }
     g_.nodes.push_back(copy);
     *became = "QDQ (float32 output)";
     return "";
   }
-  const QTensor aq = quantized(n.inputs[0]);
+  const QTensor& aq = ap;
   std::vector<std::string> inputs = {aq.q, aq.scale, aq.zero_point, bq_name, bs_name, bzp_name};
   if (c) inputs.push_back(add_initializer(n.inputs[2] + "_quantized", std::move(cq)));
   ir::Node& q = emit("QGemm", "com.microsoft", inputs, {n.outputs[0]}, n.name.empty() ? "QGemm" : n.name + "_quant");

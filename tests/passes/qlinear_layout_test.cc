@@ -2,7 +2,8 @@
 // optimizer/quantize_static.h): QLinearConv becomes NhwcQLinearConv, uint8 MaxPool
 // NhwcMaxPool, and the Transposes between them cancel through QLinearAdd and
 // QLinearGlobalAveragePool, leaving one after the input's QuantizeLinear and one after the
-// pool; the outputs are exactly those of the NCHW graph (the same int8 arithmetic).
+// pool; the outputs are exactly those of the NCHW graph (the same int8 arithmetic). And
+// qdq_fusion: the QDQ form of the same network fuses back into the QOperator graph.
 #include <gtest/gtest.h>
 
 #include "optimizer/quantize_static.h"
@@ -37,13 +38,17 @@ PassModel small_cnn() {
   return m;
 }
 
-// The network in QOperator form, every activation given the range [-4, 4].
-ir::Model quantized_cnn(bool per_channel) {
+// The network in QOperator (or QDQ) form: the activations after the Relus get the range [0, 4],
+// the others [-4, 4].
+ir::Model quantized_cnn(bool per_channel, bool qdq = false) {
   ir::Model model = load(small_cnn());
   std::map<std::string, optimizer::TensorRange> ranges;
-  for (const auto& t : optimizer::calibration_tensors(model)) ranges[t] = {-4.f, 4.f};
+  for (const auto& t : optimizer::calibration_tensors(model))
+    ranges[t] = t == "r1" || t == "r2" || t == "p" || t == "g" ? optimizer::TensorRange{0.f, 4.f}
+                                                               : optimizer::TensorRange{-4.f, 4.f};
   optimizer::StaticQuantizeOptions options;
   options.per_channel = per_channel;
+  if (qdq) options.format = optimizer::QuantFormat::kQdq;
   auto report = optimizer::quantize_static(model, ranges, options);
   EXPECT_TRUE(report.ok()) << report.status().to_string();
   return model;
@@ -76,6 +81,42 @@ TEST(QLinearLayout, QuantisedChainRunsChannelsLastWithTheSameOutputs) {
     ASSERT_TRUE(actual.ok()) << actual.status().to_string();
     expect_same_outputs(*expected, *actual, 0.0, 0.0);
   }
+}
+
+// qdq_fusion turns the QDQ form back into the quantised operators: the same graph as the
+// QOperator form and bit-identical outputs; the unfused QDQ graph (float operators on
+// dequantised values) stays close.
+TEST(QdqFusion, QdqFormBecomesTheQuantisedOperators) {
+  for (bool per_channel : {false, true}) {
+    ir::Model qdq = quantized_cnn(per_channel, /*qdq=*/true);
+    EXPECT_EQ(histogram(qdq.graph)["Conv"], 2);
+    ir::Model fused = quantized_cnn(per_channel, /*qdq=*/true);
+    auto report = apply_passes(fused, {"qdq_fusion", "dead_node_elimination"});
+    ASSERT_TRUE(report.ok()) << report.status().to_string();
+    EXPECT_EQ(histogram(fused.graph),
+              (std::map<std::string, int>{{"QuantizeLinear", 1}, {"QLinearConv", 2}, {"com.microsoft:QLinearAdd", 1},
+                                          {"MaxPool", 1}, {"com.microsoft:QLinearGlobalAveragePool", 1}, {"Flatten", 1},
+                                          {"com.microsoft:QGemm", 1}}));
+    ir::Model qoperator = quantized_cnn(per_channel);
+    const std::vector<Value> inputs = random_inputs(qoperator);
+    auto expected = run_model(qoperator, inputs);
+    auto actual = run_model(fused, inputs);
+    auto unfused = run_model(qdq, inputs);
+    ASSERT_TRUE(expected.ok() && actual.ok() && unfused.ok());
+    expect_same_outputs(*expected, *actual, 0.0, 0.0);
+    expect_same_outputs(*unfused, *actual, 0.05, 0.05);
+  }
+}
+
+TEST(QdqFusion, ReluStaysWhenTheZeroPointIsNotTheLowestValue) {
+  // A Relu absorbed into a Q whose zero point is not 0 (uint8) would change values below 0.
+  ir::Model m = quantized_cnn(false, /*qdq=*/true);
+  for (auto& [name, t] : m.graph.initializers)
+    if (name.find("r1_zero_point") != std::string::npos) t.data<uint8_t>()[0] = 3;
+  auto report = apply_passes(m, {"qdq_fusion"});
+  ASSERT_TRUE(report.ok()) << report.status().to_string();
+  EXPECT_EQ(histogram(m.graph)["Relu"], 1);
+  EXPECT_EQ(histogram(m.graph)["QLinearConv"], 1);
 }
 
 TEST(QLinearLayout, WeightsBeyondInt8StayNchw) {

@@ -24,19 +24,19 @@ class DequantizeLinearKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(QuantAxis q, resolve_quant_axis(x.shape(), scale, has_zp ? &zp : nullptr, axis_, opset_));
     if (has_zp && zp.dtype() != x.dtype())
       return invalid_argument("x_zero_point ", zp.describe(), " must have the type of x ", x.describe());
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, scale.dtype(), x.shape()));
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, scale.dtype(), x.shape()));
     return dispatch<ONYX_FLOAT_TYPES>(scale.dtype(), [&]<typename F>() -> Status {
       return dispatch<uint8_t, int8_t, uint16_t, int16_t, int32_t>(x.dtype(), [&]<typename Q>() -> Status {
         const Q* in = x.data<Q>();
         const F* sp = scale.data<F>();
         const Q* zpp = has_zp ? zp.data<Q>() : nullptr;
         F* out = y->data<F>();
-        for (int64_t i = 0; i < x.numel(); ++i) {
-          const int64_t p = q.index(i);
-          const int64_t diff = int64_t(in[i]) - (zpp ? int64_t(zpp[p]) : 0);
-          using CF = compute_t<F>;
-          out[i] = static_cast<F>(static_cast<CF>(diff) * static_cast<CF>(sp[p]));
-        }
+        using CF = compute_t<F>;
+        q.for_each_run(x.numel(), [&](int64_t begin, int64_t end, int64_t p) {
+          const int64_t z = zpp ? int64_t(zpp[p]) : 0;
+          const CF s = static_cast<CF>(sp[p]);
+          for (int64_t i = begin; i < end; ++i) out[i] = static_cast<F>(static_cast<CF>(int64_t(in[i]) - z) * s);
+        });
         return Status::Ok();
       });
     });

@@ -49,11 +49,11 @@ class QuantizeLinearKernel final : public Kernel {
       return dispatch<ONYX_FLOAT_TYPES, int32_t>(x.dtype(), [&]<typename T>() -> Status {
         const T* in = x.data<T>();
         Q* out = y->data<Q>();
-        for (int64_t i = 0; i < x.numel(); ++i) {
-          const size_t p = size_t(q.index(i));
-          out[i] =
-              saturate_round<Q>(std::nearbyint(float(static_cast<compute_t<T>>(in[i])) / scales[p]) + zero_points[p]);
-        }
+        q.for_each_run(x.numel(), [&](int64_t begin, int64_t end, int64_t p) {
+          const float s = scales[size_t(p)], z = zero_points[size_t(p)];
+          for (int64_t i = begin; i < end; ++i)
+            out[i] = saturate_round<Q>(std::nearbyint(float(static_cast<compute_t<T>>(in[i])) / s) + z);
+        });
         return Status::Ok();
       });
     });
