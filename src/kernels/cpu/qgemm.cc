@@ -8,26 +8,22 @@
 // Y = Yf (float32) without y_scale, else q(Yf / y_scale) = saturate(round_half_even(.) +
 // y_zp) in y_zero_point's type. A constant B with a constant zero point runs through oneDNN's
 // int8 products (quantized_matmul_common.h); anything else through the exact reference.
-#include <cstring>
 #include <memory>
 #include <vector>
 
 #include "kernels/broadcast.h"
 #include "kernels/dispatch.h"
+#include "kernels/element_copy.h"
 #include "kernels/qlinear_common.h"
 #include "kernels/quantized_matmul_common.h"
 
 namespace onyx {
 namespace {
 
-// The transpose of a 2-D tensor (any element size).
-Tensor transpose_2d(const Tensor& t) {
+// The transpose of a 2-D tensor.
+Result<Tensor> transpose_2d(const Tensor& t) {
   Tensor out(t.dtype(), {t.dim(1), t.dim(0)});
-  const size_t e = data_type_size(t.dtype());
-  const char* in = static_cast<const char*>(t.raw_data());
-  char* o = static_cast<char*>(out.raw_data());
-  for (int64_t r = 0; r < t.dim(0); ++r)
-    for (int64_t c = 0; c < t.dim(1); ++c) std::memcpy(o + (c * t.dim(0) + r) * e, in + (r * t.dim(1) + c) * e, e);
+  ONYX_RETURN_IF_ERROR(strided_copy(t, 0, {1, t.dim(1)}, out.shape(), out));
   return out;
 }
 
@@ -42,7 +38,7 @@ class QGemmKernel final : public Kernel {
     const bool has_zp = info.has_input(5);
     if (b && b->rank() == 2 && (!has_zp || b_zp)) {
       if (trans_b_) {
-        const Tensor bt = transpose_2d(*b);
+        ONYX_ASSIGN_OR_RETURN(const Tensor bt, transpose_2d(*b));
         weights_ = QuantizedWeights::make(&bt, has_zp, b_zp);
       } else {
         weights_ = QuantizedWeights::make(b, has_zp, b_zp);
@@ -86,8 +82,13 @@ class QGemmKernel final : public Kernel {
         ONYX_RETURN_IF_ERROR(
             weights_->multiply(a.raw_data(), a.dtype() == DataType::kUInt8, m, pa.zero_point, scale, nullptr, *yf));
       } else {
-        const Tensor at = trans_a_ ? transpose_2d(a) : a;
-        const Tensor bt = trans_b_ ? transpose_2d(b) : b;
+        Tensor at = a, bt = b;
+        if (trans_a_) {
+          ONYX_ASSIGN_OR_RETURN(at, transpose_2d(a));
+        }
+        if (trans_b_) {
+          ONYX_ASSIGN_OR_RETURN(bt, transpose_2d(b));
+        }
         ONYX_RETURN_IF_ERROR(quantized_matmul_reference(at, ctx.input(2), bt, ctx.input(5), scale, nullptr, *yf));
       }
       if (ctx.has_input(6)) ONYX_RETURN_IF_ERROR(add_c(ctx.input(6), scale, *yf));
