@@ -138,6 +138,8 @@ Status QLinearConvRunner::compute_reference(KernelContext& ctx) const {
   const Tensor& w = ctx.input(3);
   const Tensor& y_zp = ctx.input(7);
   if (w.rank() < 1) return invalid_argument("w must have rank 3 or more, got ", w.describe());
+  if (w.numel() > 0 && !w.raw_data())
+    return error(StatusCode::kInternal, "QLinearConv: packed weights were released but the reference path needs them");
   const int64_t maps = w.dim(0);
   ONYX_ASSIGN_OR_RETURN(std::vector<float> scale, multipliers(ctx, maps));
   ONYX_RETURN_IF_ERROR(check_bias(ctx, maps));

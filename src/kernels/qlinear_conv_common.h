@@ -27,6 +27,9 @@ class QLinearConvRunner {
   Status compute(KernelContext& ctx) const;
   // True when prepare() packed w for oneDNN.
   bool packed() const { return fast_ != nullptr; }
+  // W (input 3) once packed: compute reads only its shape then (every geometry of the packed
+  // weights' rank runs through oneDNN).
+  std::vector<int> released_constant_inputs() const { return fast_ ? std::vector<int>{3} : std::vector<int>{}; }
   std::string implementation() const {
     return fast_ ? "oneDNN int8 convolution" : "reference (im2col + integer GEMM)";
   }

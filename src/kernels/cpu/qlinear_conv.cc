@@ -11,6 +11,8 @@ class QLinearConvKernel final : public Kernel {
   Status prepare(const KernelInfo& info) override { return runner_.prepare(info); }
   Status compute(KernelContext& ctx) const override { return runner_.compute(ctx); }
   std::string implementation() const override { return runner_.implementation(); }
+  // Packed weights are never read again: their shape alone plans every run.
+  std::vector<int> released_constant_inputs() const override { return runner_.released_constant_inputs(); }
 
  private:
   QLinearConvRunner runner_{/*channels_last=*/false};
