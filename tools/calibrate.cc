@@ -146,7 +146,7 @@ Result<std::map<std::string, optimizer::TensorRange>> calibrate(const ir::Model&
       for (int64_t i = 0; i < t.numel(); ++i) {
         if (!std::isfinite(v[i])) continue;
         const double x = entropy ? std::abs(double(v[i])) : double(v[i]);
-        st.hist[size_t(std::clamp(int((x - lo) * per), 0, kBins - 1))] += 1;
+        st.hist[size_t(std::clamp((x - lo) * per, 0.0, double(kBins - 1)))] += 1;
       }
     }));
   }
