@@ -72,9 +72,13 @@ class Quantizer {
     types_ = ops::infer_graph_types(g_, model.opsets);
     for (const auto& vi : g_.inputs) graph_inputs_.insert(vi.name);
     for (const auto& vi : g_.outputs) graph_outputs_.insert(vi.name);
-    for (const auto& n : g_.nodes)
+    used_names_ = graph_inputs_;  // fresh() names must not collide with any value or node
+    for (const auto& n : g_.nodes) {
       for (const auto& in : n.inputs)
         if (!in.empty()) readers_[in].push_back(&n);
+      used_names_.insert(n.outputs.begin(), n.outputs.end());
+      used_names_.insert(n.name);
+    }
   }
 
   Result<StaticQuantizeReport> run() {
@@ -108,7 +112,6 @@ class Quantizer {
     drop_unused_conversions();
     if (uses_microsoft_ && !model_.opsets.count("com.microsoft")) model_.opsets["com.microsoft"] = 1;
     prune_unused(g_);
-    (void)original;
     return report_;
   }
 
