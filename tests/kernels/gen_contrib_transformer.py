@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Kernel cases for more com.microsoft contrib ops that ORT's transformer tooling emits:
 QuickGelu, BiasAdd, FusedMatMul, SkipSimplifiedLayerNormalization, RotaryEmbedding,
-EmbedLayerNormalization, and ONNX Runtime's SimplifiedLayerNormalization (registered in the
+EmbedLayerNormalization, Attention, and ONNX Runtime's SimplifiedLayerNormalization (registered in the
 ai.onnx domain). References are numpy code
 following the ops' published definitions (ONNX Runtime's contrib-op docs and schemas).
 
@@ -255,5 +255,81 @@ bad_ids = ids.copy()
 bad_ids[1, 3] = vw
 w.bad("embed_ln_bad_id", "EmbedLayerNormalization", [("input_ids", bad_ids)] + ins[1:], [("output", TP.FLOAT)],
       "outside", domain="com.microsoft", extra_opsets=MS)
+
+def attention(x, wts, bias, heads, mask=None, uni=0, attn_bias=None, sizes=None, scale=None, mfv=-10000.0):
+    """Attention (packed QKV): additive masks of mask_filter_value, once per reason."""
+    bsz, seq, _ = x.shape
+    hq, hk, hv = sizes if sizes else [wts.shape[1] // 3] * 3
+    qkv = x.astype(np.float64) @ wts.astype(np.float64) + (bias if bias is not None else 0)
+    q, k, v = qkv[..., :hq], qkv[..., hq:hq + hk], qkv[..., hq + hk:]
+    h, dh = hq // heads, hv // heads
+    split = lambda t, d: t.reshape(bsz, seq, heads, d).transpose(0, 2, 1, 3)
+    q, k, v = split(q, h), split(k, h), split(v, dh)
+    sc = np.float64(scale if scale is not None else 1 / np.sqrt(h))
+    a = q @ k.transpose(0, 1, 3, 2) * sc
+    add = np.zeros((bsz, 1, seq, seq))
+    j = np.arange(seq)
+    if mask is not None:
+        if mask.ndim == 1 and mask.shape[0] == bsz:
+            add += np.where(j[None, None, None, :] >= mask[:, None, None, None], mfv, 0)
+        elif mask.ndim == 1:
+            end, start = mask[:bsz], mask[bsz:]
+            out = (j[None, :] >= end[:, None]) | (j[None, :] < start[:, None])
+            add += np.where(out[:, None, None, :], mfv, 0)
+        elif mask.ndim == 2:
+            add += np.where(mask[:, None, None, :] > 0, 0, mfv)
+        else:
+            add += np.where(mask[:, None, :, :] > 0, 0, mfv)
+    if uni:
+        add += np.where(j[None, :] > j[:, None], mfv, 0)[None, None]
+    a = a + add + (attn_bias if attn_bias is not None else 0)
+    a = np.exp(a - a.max(-1, keepdims=True))
+    a /= a.sum(-1, keepdims=True)
+    return (a @ v).transpose(0, 2, 1, 3).reshape(bsz, seq, hv).astype(np.float32)
+
+
+# Attention: no mask, every mask form, unidirectional (alone and with a padding mask),
+# attention_bias broadcast over batch, qkv_hidden_sizes with hv != hq, an explicit scale, and
+# the weights as an initializer (packed once in prepare).
+ab, asq, ahin, aheads = 2, 5, 16, 4
+ax = rnd(ab, asq, ahin) * 0.5
+aw = rnd(ahin, 3 * ahin) * 0.3
+abias = rnd(3 * ahin) * 0.3
+masks = {
+    "no_mask": None,
+    "mask_lengths": np.array([5, 3], np.int32),
+    "mask_end_start": np.array([5, 4, 0, 1], np.int32),
+    "mask_raw2": np.array([[1, 1, 1, 0, 1], [1, 0, 1, 1, 0]], np.int32),
+    "mask_raw3": rng.integers(0, 2, size=(ab, asq, asq)).astype(np.int32),
+}
+for name, m in masks.items():
+    ins = [("input", ax), ("weights", aw), ("bias", abias), ("mask_index", m)]
+    w.case(f"attention_{name}", "Attention", ins, [("output", attention(ax, aw, abias, aheads, m))],
+           domain="com.microsoft", extra_opsets=MS, num_heads=aheads)
+m = masks["mask_lengths"]
+w.case("attention_unidirectional_and_mask", "Attention", [("input", ax), ("weights", aw), ("bias", abias), ("mask_index", m)],
+       [("output", attention(ax, aw, abias, aheads, m, uni=1))], domain="com.microsoft", extra_opsets=MS,
+       num_heads=aheads, unidirectional=1)
+bias4 = rnd(1, aheads, asq, asq)
+w.case("attention_bias_no_qkv_bias", "Attention",
+       [("input", ax), ("weights", aw), ("bias", None), ("mask_index", None), ("past", None), ("attention_bias", bias4)],
+       [("output", attention(ax, aw, None, aheads, attn_bias=bias4))], domain="com.microsoft", extra_opsets=MS,
+       num_heads=aheads)
+aw2, abias2 = rnd(ahin, 16 + 16 + 8) * 0.3, rnd(40) * 0.3
+w.case("attention_qkv_sizes_scale", "Attention", [("input", ax), ("weights", aw2), ("bias", abias2)],
+       [("output", attention(ax, aw2, abias2, aheads, sizes=[16, 16, 8], scale=0.3))], domain="com.microsoft",
+       extra_opsets=MS, num_heads=aheads, qkv_hidden_sizes=[16, 16, 8], scale=0.3)
+mi = masks["mask_raw2"]
+expected = attention(ax, aw, abias, aheads, mi)
+mw = model([helper.make_node("Attention", ["input", "weights", "bias", "mask_index"], ["output"], domain="com.microsoft",
+                             num_heads=aheads)],
+           [value_info("input", ax), value_info("mask_index", mi)], [value_info("output", expected)],
+           initializers=[to_proto(aw, "weights"), to_proto(abias, "bias")], extra_opsets=MS)
+w.model_case("attention_weights_constant", mw, [ax, mi], [expected])
+w.bad("attention_past_refused", "Attention",
+      [("input", ax), ("weights", aw), ("bias", abias), ("mask_index", None), ("past", rnd(2, ab, aheads, 1, 4))],
+      [("output", TP.FLOAT)], "past state", domain="com.microsoft", extra_opsets=MS, num_heads=aheads)
+w.bad("attention_heads_do_not_divide", "Attention", [("input", ax), ("weights", aw), ("bias", abias)],
+      [("output", TP.FLOAT)], "does not divide", domain="com.microsoft", extra_opsets=MS, num_heads=3)
 
 w.done()
