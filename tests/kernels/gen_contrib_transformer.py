@@ -256,6 +256,7 @@ bad_ids[1, 3] = vw
 w.bad("embed_ln_bad_id", "EmbedLayerNormalization", [("input_ids", bad_ids)] + ins[1:], [("output", TP.FLOAT)],
       "outside", domain="com.microsoft", extra_opsets=MS)
 
+
 def attention(x, wts, bias, heads, mask=None, uni=0, attn_bias=None, sizes=None, scale=None, mfv=-10000.0):
     """Attention (packed QKV): additive masks of mask_filter_value, once per reason."""
     bsz, seq, _ = x.shape
