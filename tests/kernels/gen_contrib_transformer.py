@@ -333,4 +333,40 @@ w.bad("attention_past_refused", "Attention",
 w.bad("attention_heads_do_not_divide", "Attention", [("input", ax), ("weights", aw), ("bias", abias)],
       [("output", TP.FLOAT)], "does not divide", domain="com.microsoft", extra_opsets=MS, num_heads=3)
 
+# QAttention: uint8 input with a zero point and int8 weights (per tensor and per column, the
+# weights fed and constant), int8 input with uint8 weights at zero point 128, a [B] mask and
+# unidirectional. Reference: the exact integer products scaled, then Attention's reference.
+def q_attention_case(name, xq, izp, xs, wq, wzp, ws, qbias, mask=None, uni=0, constant=False):
+    xf = xq.astype(np.float64) - np.float64(izp)
+    wf = (wq.astype(np.float64) - wzp.astype(np.float64)) * (np.float64(xs) * ws.astype(np.float64))
+    expected = attention(xf, wf, qbias, aheads, mask, uni=uni)
+    ins = [("input", xq), ("weight", wq), ("bias", qbias), ("input_scale", np.array(xs, np.float32)),
+           ("weight_scale", ws), ("mask_index", mask), ("input_zero_point", np.array(izp, xq.dtype)),
+           ("weight_zero_point", wzp)]
+    if not constant:
+        w.case(f"q_attention_{name}", "QAttention", ins, [("output", expected)], domain="com.microsoft",
+               extra_opsets=MS, num_heads=aheads, unidirectional=uni)
+        return
+    names = [n if v is not None else "" for n, v in ins]
+    consts = ("weight", "weight_scale", "weight_zero_point", "bias")
+    inits = [to_proto(v, n) for n, v in ins if v is not None and n in consts]
+    feeds = [(n, v) for n, v in ins if v is not None and n not in consts]
+    m = model([helper.make_node("QAttention", names, ["output"], domain="com.microsoft", num_heads=aheads,
+                                unidirectional=uni)],
+              [value_info(n, v) for n, v in feeds], [value_info("output", expected)], initializers=inits, extra_opsets=MS)
+    w.model_case(f"q_attention_{name}", m, [v for _, v in feeds], [expected])
+
+
+qx = rng.integers(0, 256, size=(ab, asq, ahin)).astype(np.uint8)
+qw = rng.integers(-127, 128, size=(ahin, 3 * ahin)).astype(np.int8)
+qb = rnd(3 * ahin) * 0.3
+q_attention_case("u8s8", qx, 120, 0.01, qw, np.array(0, np.int8), np.array(0.004, np.float32), qb)
+q_attention_case("u8s8_constant", qx, 120, 0.01, qw, np.array(0, np.int8), np.array(0.004, np.float32), qb, constant=True)
+colw = rng.uniform(0.002, 0.006, size=3 * ahin).astype(np.float32)
+q_attention_case("per_column_mask_causal_constant", qx, 7, 0.01, qw, np.zeros(3 * ahin, np.int8), colw, qb,
+                 mask=np.array([5, 2], np.int32), uni=1, constant=True)
+q_attention_case("s8u8_zp128", rng.integers(-128, 128, size=(ab, asq, ahin)).astype(np.int8), -3, 0.02,
+                 rng.integers(0, 256, size=(ahin, 3 * ahin)).astype(np.uint8), np.array(128, np.uint8),
+                 np.array(0.003, np.float32), qb, constant=True)
+
 w.done()

@@ -12,24 +12,19 @@
 //   output:  [B, S, hv]: Q, K, V = input x weights + bias, split into N heads; per head
 //            softmax(Q K^T * scale + mask + attention_bias) V, heads side by side. The present
 //            output, past state, rotary embedding and shared buffers are refused by name.
-// float32. The projection is one oneDNN matmul (constant weights packed once in prepare); each
-// batch item's heads then take two oneDNN batched matmuls over strided views of the packed
-// Q/K/V rows (onednn_head_products.h) around a row-by-row softmax.
+// float32. The projection is one oneDNN matmul (constant weights packed once in prepare); the
+// heads then run as packed_qkv_attention.h says.
 #include <algorithm>
 #include <cmath>
 #include <memory>
 #include <vector>
 
-#include "core/parallel.h"
 #include "kernels/kernel.h"
-#include "kernels/onednn_head_products.h"
 #include "kernels/onednn_matmul.h"
-#include "kernels/vector_math.h"
+#include "kernels/packed_qkv_attention.h"
 
 namespace onyx {
 namespace {
-
-constexpr int64_t kScoresBudget = int64_t(1) << 22;  // floats of scores per group of heads
 
 class AttentionKernel final : public Kernel {
  public:
@@ -89,14 +84,9 @@ class AttentionKernel final : public Kernel {
       return invalid_argument("Attention: num_heads ", heads_, " does not divide ", hq, " and ", hv);
     if (bias && bias->numel() != width)
       return invalid_argument("Attention: bias ", bias->describe(), " must have ", width, " elements");
-    const int64_t h = hq / heads_, dh = hv / heads_;
+    const int64_t h = hq / heads_;
     const float scale = has_scale_ ? scale_ : float(1.0 / std::sqrt(double(h)));
-    ONYX_ASSIGN_OR_RETURN(MaskView mv, read_mask(mask, batch, seq));
-    if (attn_bias &&
-        (attn_bias->rank() != 4 || (attn_bias->dim(0) != 1 && attn_bias->dim(0) != batch) ||
-         (attn_bias->dim(1) != 1 && attn_bias->dim(1) != heads_) || attn_bias->dim(2) != seq || attn_bias->dim(3) != seq))
-      return invalid_argument("Attention: attention_bias ", attn_bias->describe(), " must be [", batch, " or 1, ",
-                              heads_, " or 1, ", seq, ", ", seq, "]");
+    ONYX_ASSIGN_OR_RETURN(AttentionMask mv, AttentionMask::read(mask, batch, seq, "Attention"));
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, DataType::kFloat, {batch, seq, hv}));
     if (y->numel() == 0) return Status::Ok();
 
@@ -105,77 +95,12 @@ class AttentionKernel final : public Kernel {
     onednn::MatMulShape shape{{batch * seq, x.dim(2)}, {x.dim(2), width}};
     ONYX_RETURN_IF_ERROR(projection_->run(shape, x.data<float>(), packed_ ? nullptr : w.data<float>(),
                                           bias ? bias->data<float>() : nullptr, qkv.data<float>()));
-
-    const int64_t group = std::clamp<int64_t>(kScoresBudget / std::max<int64_t>(1, seq * seq), 1, heads_);
-    ONYX_ASSIGN_OR_RETURN(Tensor scores, ctx.allocate_scratch(DataType::kFloat, {group, seq, seq}));
-    float* pp = scores.data<float>();
-    const float* ap = attn_bias ? attn_bias->data<float>() : nullptr;
-    for (int64_t b = 0; b < batch; ++b) {
-      const float* rows = qkv.data<float>() + b * seq * width;
-      for (int64_t n0 = 0; n0 < heads_; n0 += group) {
-        const int64_t count = std::min(group, heads_ - n0);
-        ONYX_RETURN_IF_ERROR(
-            head_products_.scores(rows + n0 * h, width, rows + hq + n0 * h, width, pp, count, seq, seq, h, scale));
-        parallel_for(count * seq, std::max<int64_t>(1, 8192 / seq), [&](int64_t r0, int64_t r1) {
-          for (int64_t r = r0; r < r1; ++r) {
-            const int64_t n = n0 + r / seq, i = r % seq;
-            float* row = pp + r * seq;
-            for (int64_t j = 0; j < seq; ++j) {
-              float add = mv.masked(b, i, j) ? mask_filter_ : 0.f;
-              if (causal_ && j > i) add += mask_filter_;
-              if (ap)
-                add += ap[((attn_bias->dim(0) == 1 ? 0 : b) * attn_bias->dim(1) + (attn_bias->dim(1) == 1 ? 0 : n)) *
-                              seq * seq + i * seq + j];
-              row[j] += add;
-            }
-            vec::softmax_row(row, row, seq);
-          }
-        });
-        ONYX_RETURN_IF_ERROR(head_products_.context(pp, rows + 2 * hq + n0 * dh, width,
-                                                    y->data<float>() + b * seq * hv + n0 * dh, hv, count, seq, seq, dh));
-      }
-    }
-    return Status::Ok();
+    const PackedQkvAttention p{heads_, scale, mask_filter_, causal_};
+    return run_packed_qkv_attention(ctx, head_products_, p, qkv.data<float>(), batch, seq, hq, hv, mv, attn_bias,
+                                    y->data<float>(), "Attention");
   }
 
  private:
-  // mask_index read as "is key j masked for query i of batch item b".
-  struct MaskView {
-    enum class Kind { kNone, kEnd, kEndStart, kRaw2, kRaw3 } kind = Kind::kNone;
-    std::vector<int64_t> values;  // the mask as int64
-    int64_t batch = 0, seq = 0;
-    bool masked(int64_t b, int64_t i, int64_t j) const {
-      switch (kind) {
-        case Kind::kNone: return false;
-        case Kind::kEnd: return j >= values[size_t(b)];
-        case Kind::kEndStart: return j >= values[size_t(b)] || j < values[size_t(batch + b)];
-        case Kind::kRaw2: return values[size_t(b * seq + j)] <= 0;
-        case Kind::kRaw3: return values[size_t((b * seq + i) * seq + j)] <= 0;
-      }
-      return false;
-    }
-  };
-
-  static Result<MaskView> read_mask(const Tensor* mask, int64_t batch, int64_t seq) {
-    MaskView mv;
-    mv.batch = batch;
-    mv.seq = seq;
-    if (!mask) return mv;
-    if (mask->dtype() != DataType::kInt32 && mask->dtype() != DataType::kInt64)
-      return invalid_argument("Attention: mask_index must be int32, got ", mask->describe());
-    const Shape& s = mask->shape();
-    if (s == Shape{batch}) mv.kind = MaskView::Kind::kEnd;
-    else if (s == Shape{2 * batch}) mv.kind = MaskView::Kind::kEndStart;
-    else if (s == Shape{batch, seq}) mv.kind = MaskView::Kind::kRaw2;
-    else if (s == Shape{batch, seq, seq}) mv.kind = MaskView::Kind::kRaw3;
-    else
-      return not_implemented("Attention: mask_index ", mask->describe(), " (takes [", batch, "], [", 2 * batch, "], [",
-                             batch, ", ", seq, "] or [", batch, ", ", seq, ", ", seq, "])");
-    mv.values.resize(size_t(mask->numel()));
-    for (int64_t k = 0; k < mask->numel(); ++k) mv.values[size_t(k)] = mask->get_int64(k);
-    return mv;
-  }
-
   std::unique_ptr<onednn::MatMul> projection_;
   onednn::HeadProducts head_products_;
   bool packed_ = false;
