@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Kernel cases for more com.microsoft contrib ops that ORT's transformer tooling emits:
 QuickGelu, BiasAdd, FusedMatMul, SkipSimplifiedLayerNormalization, RotaryEmbedding,
-EmbedLayerNormalization, Attention, and ONNX Runtime's SimplifiedLayerNormalization (registered in the
+EmbedLayerNormalization, Attention, QAttention, GroupQueryAttention, and ONNX Runtime's SimplifiedLayerNormalization (registered in the
 ai.onnx domain). References are numpy code
 following the ops' published definitions (ONNX Runtime's contrib-op docs and schemas).
 
@@ -368,5 +368,111 @@ q_attention_case("per_column_mask_causal_constant", qx, 7, 0.01, qw, np.zeros(3 
 q_attention_case("s8u8_zp128", rng.integers(-128, 128, size=(ab, asq, ahin)).astype(np.int8), -3, 0.02,
                  rng.integers(0, 256, size=(ahin, 3 * ahin)).astype(np.uint8), np.array(128, np.uint8),
                  np.array(0.003, np.float32), qb, constant=True)
+
+def rotate(v, c, sn, interleaved):
+    v = v.copy()
+    half = c.shape[-1]
+    if interleaved:
+        a, b = v[..., 0:2 * half:2].copy(), v[..., 1:2 * half:2].copy()
+        v[..., 0:2 * half:2], v[..., 1:2 * half:2] = a * c - b * sn, b * c + a * sn
+    else:
+        a, b = v[..., :half].copy(), v[..., half:2 * half].copy()
+        v[..., :half], v[..., half:2 * half] = a * c - b * sn, b * c + a * sn
+    return v
+
+
+def gqa(q, k, v, past_k, past_v, seqlens, total, nq, nkv, causal=1, scale=None, softcap=0.0, window=-1, rot=None,
+        pos_ids=None, bias=None, sink=None, smooth=False):
+    """GroupQueryAttention as its kernel's header states it; returns output, present_key, present_value."""
+    bsz, seq, width = q.shape
+    if k is None:
+        hd = width // (nq + 2 * nkv)
+        q, k, v = q[..., :nq * hd], q[..., nq * hd:(nq + nkv) * hd], q[..., (nq + nkv) * hd:]
+    else:
+        hd = width // nq
+    qh, kh, vh = (t.astype(np.float64).reshape(bsz, seq, -1, hd) for t in (q, k, v))
+    lp = past_k.shape[2] if past_k is not None else 0
+    lpres = max(total, lp)
+    first = seq == total
+    pk, pv = np.zeros((bsz, nkv, lpres, hd)), np.zeros((bsz, nkv, lpres, hd))
+    out = np.zeros((bsz, seq, nq * hd))
+    sc = scale if scale is not None else 1 / np.sqrt(hd)
+    for b in range(bsz):
+        tb = int(seqlens[b]) + 1
+        past = 0 if first else tb - seq
+
+        def pos(s):
+            if first:
+                return (int(pos_ids.flat[0]) if pos_ids is not None else 0) + s
+            return int(pos_ids[b, s]) if pos_ids is not None else past + s
+        if past:
+            pk[b, :, :past], pv[b, :, :past] = past_k[b, :, :past], past_v[b, :, :past]
+        for s in range(seq):
+            kr = kh[b, s]
+            if rot is not None:
+                kr = rotate(kr, rot[0][pos(s)], rot[1][pos(s)], rot[2])
+            pk[b, :, past + s], pv[b, :, past + s] = kr, vh[b, s]
+        for n in range(nq):
+            g = n // (nq // nkv)
+            for s in range(seq):
+                qr = qh[b, s, n]
+                if rot is not None:
+                    qr = rotate(qr, rot[0][pos(s)], rot[1][pos(s)], rot[2])
+                p = past + s
+                hi = min(p + 1, tb) if causal else tb
+                lo = hi - window if window >= 0 and hi > window else 0
+                x = sc * (pk[b, g, lo:hi] @ qr)
+                if softcap > 0:
+                    x = softcap * np.tanh(x / softcap)
+                if bias is not None:
+                    x = x + bias[0 if bias.shape[0] == 1 else b, 0 if bias.shape[1] == 1 else n, s, lo:hi]
+                sink_logit = sink[n] if sink is not None else (0.0 if smooth else None)
+                m = x.max() if sink_logit is None else max(x.max(), sink_logit)
+                e = np.exp(x - m)
+                denom = e.sum() + (np.exp(sink_logit - m) if sink_logit is not None else 0)
+                out[b, s, n * hd:(n + 1) * hd] = (e / denom) @ pv[b, g, lo:hi]
+    f = np.float32
+    return out.astype(f), pk.astype(f), pv.astype(f)
+
+
+def gqa_case(name, q, k, v, past_k, past_v, seqlens, total, nq, nkv, rot=None, pos_ids=None, bias=None, sink=None,
+             **attrs):
+    y, pk, pv = gqa(q, k, v, past_k, past_v, seqlens, total, nq, nkv, causal=attrs.get("causal", 1),
+                    scale=attrs.get("scale"), softcap=attrs.get("softcap", 0.0), window=attrs.get("local_window_size", -1),
+                    rot=rot, pos_ids=pos_ids, bias=bias, sink=sink, smooth=attrs.get("smooth_softmax", 0) == 1)
+    ins = [("query", q), ("key", k), ("value", v), ("past_key", past_k), ("past_value", past_v),
+           ("seqlens_k", np.asarray(seqlens, np.int32)), ("total_sequence_length", np.array(total, np.int32)),
+           ("cos_cache", rot[0] if rot else None), ("sin_cache", rot[1] if rot else None), ("position_ids", pos_ids),
+           ("attention_bias", bias), ("head_sink", sink)]
+    if rot:
+        attrs["do_rotary"] = 1
+        attrs["rotary_interleaved"] = int(rot[2])
+    w.case(f"gqa_{name}", "GroupQueryAttention", ins, [("output", y), ("present_key", pk), ("present_value", pv)],
+           domain="com.microsoft", extra_opsets=MS, num_heads=nq, kv_num_heads=nkv, **attrs)
+
+
+# GroupQueryAttention: a packed first prompt with a right-padded batch item, a decode step on
+# a past cache (separate Q/K/V), rotary (both pairings; positions from position_ids), a local
+# window with softcap, attention_bias and head_sink, smooth softmax without causality.
+gb, gs, gh, gnq, gnkv = 2, 4, 8, 4, 2
+packed_q = rnd(gb, gs, (gnq + 2 * gnkv) * gh) * 0.5
+gqa_case("prompt_packed_padded", packed_q, None, None, None, None, [3, 1], gs, gnq, gnkv)
+glp = 6
+pkc, pvc = rnd(gb, gnkv, glp, gh) * 0.5, rnd(gb, gnkv, glp, gh)
+q1, k1, v1 = rnd(gb, 1, gnq * gh) * 0.5, rnd(gb, 1, gnkv * gh) * 0.5, rnd(gb, 1, gnkv * gh)
+gqa_case("decode_past", q1, k1, v1, pkc, pvc, [6, 3], 7, gnq, gnkv)
+cosc, sinc = np.cos(rng.uniform(0, 3, (16, 3))).astype(np.float32), np.sin(rng.uniform(0, 3, (16, 3))).astype(np.float32)
+gqa_case("prompt_rotary_halves", packed_q, None, None, None, None, [3, 3], gs, gnq, gnkv, rot=(cosc, sinc, False))
+gqa_case("decode_rotary_interleaved_positions", q1, k1, v1, pkc, pvc, [5, 2], 6, gnq, gnkv, rot=(cosc, sinc, True),
+         pos_ids=np.array([[9], [4]], np.int64))
+qs, ks, vs = rnd(gb, gs, gnq * gh), rnd(gb, gs, gnkv * gh), rnd(gb, gs, gnkv * gh)
+gqa_case("window_softcap_bias_sink", qs, ks, vs, None, None, [3, 3], gs, gnq, gnkv, bias=rnd(1, gnq, gs, gs),
+         sink=rnd(gnq), local_window_size=2, softcap=1.5)
+gqa_case("smooth_not_causal_scale", qs, ks, vs, None, None, [3, 2], gs, gnq, gnkv, causal=0, smooth_softmax=1, scale=0.2)
+w.bad("gqa_seqlens_beyond_total", "GroupQueryAttention",
+      [("query", q1), ("key", k1), ("value", v1), ("past_key", pkc), ("past_value", pvc),
+       ("seqlens_k", np.array([9, 3], np.int32)), ("total_sequence_length", np.array(7, np.int32))],
+      [("output", TP.FLOAT)], "does not fit total_sequence_length", domain="com.microsoft", extra_opsets=MS,
+      num_heads=gnq, kv_num_heads=gnkv)
 
 w.done()

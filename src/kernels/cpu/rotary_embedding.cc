@@ -16,6 +16,7 @@
 #include "core/parallel.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel.h"
+#include "kernels/rotary.h"
 
 namespace onyx {
 namespace {
@@ -108,12 +109,7 @@ class RotaryEmbeddingKernel final : public Kernel {
             const int64_t o = b * stride_b + s * stride_s + n * stride_n;
             const T* in = xp + o;
             T* out = yp + o;
-            for (int64_t i = 0; i < half; ++i) {
-              const int64_t lo = interleaved_ ? 2 * i : i, hi = interleaved_ ? 2 * i + 1 : i + half;
-              const float a = float(in[lo]), bb = float(in[hi]);
-              out[lo] = T(a * c[size_t(i)] - bb * sn[size_t(i)]);
-              out[hi] = T(bb * c[size_t(i)] + a * sn[size_t(i)]);
-            }
+            rotate_head(in, out, c.data(), sn.data(), half, interleaved_);
             for (int64_t i = rot; i < head; ++i) out[i] = in[i];
           }
         }
