@@ -1,21 +1,35 @@
 // onyx optimize MODEL -o OUT [--level L] [--external-data NAME]
+//               [--float16 [--keep-io-types] [--op-block-list OP,OP,...] [--no-compare]]
 // Writes MODEL after onyx's graph optimisations at level L (default 2: simplifications and
 // fusions, com.microsoft contrib ops where fused; 99 adds the channels-last layout) and prints
 // the node counts before and after, which passes changed the graph, and the ops left.
 // --external-data puts initializers of 1 KiB or more into the file NAME beside OUT.
-// --float16 (fp16 conversion) is not built yet and is refused by name.
+// --float16 then converts the optimised graph to float16 (optimizer/float16_conversion.h): the
+// ops of the block list (ONNX Runtime's default list, or --op-block-list, which replaces it)
+// stay float32 with Casts around them; --keep-io-types keeps float32 graph inputs and outputs.
+// It reports what it converted and compares the result with the float32 model on random
+// inputs (--no-compare skips that). --auto-mixed-precision and --model-type are refused by name.
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "model_rewrite.h"
+#include "optimizer/float16_conversion.h"
 
 namespace onyx::cli {
 namespace {
 
-Result<RewriteArgs> parse(const std::vector<std::string>& args) {
-  RewriteArgs r;
+struct OptimizeArgs {
+  RewriteArgs rewrite;
+  bool float16 = false, compare = true;
+  optimizer::Float16Options fp16;
+};
+
+Result<OptimizeArgs> parse(const std::vector<std::string>& args) {
+  OptimizeArgs o;
+  RewriteArgs& r = o.rewrite;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto next = [&]() -> Result<std::string> {
@@ -24,17 +38,49 @@ Result<RewriteArgs> parse(const std::vector<std::string>& args) {
     };
     ONYX_ASSIGN_OR_RETURN(bool taken, parse_rewrite_arg(a, next, r));
     if (taken) continue;
-    if (a == "--float16" || a == "--keep-io-types" || a == "--auto-mixed-precision" || a == "--model-type")
-      return not_implemented(a, " is not built yet (issue 8, item 2): onyx optimize writes float32 models only");
+    if (a == "--float16") {
+      o.float16 = true;
+      continue;
+    }
+    if (a == "--keep-io-types") {
+      o.fp16.keep_io_types = true;
+      continue;
+    }
+    if (a == "--no-compare") {
+      o.compare = false;
+      continue;
+    }
+    if (a == "--op-block-list") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      o.fp16.op_block_list.clear();
+      for (size_t start = 0; start <= v.size();) {
+        const size_t comma = std::min(v.find(',', start), v.size());
+        if (comma > start) o.fp16.op_block_list.insert(v.substr(start, comma - start));
+        start = comma + 1;
+      }
+      continue;
+    }
+    if (a == "--auto-mixed-precision" || a == "--model-type")
+      return not_implemented(a, " is not built yet (issue 8, items 2 and 3)");
     if (!a.empty() && a[0] == '-') return invalid_argument("unknown option '", a, "'");
     return invalid_argument("unexpected argument '", a, "'");
   }
   if (r.model.empty() || r.out.empty()) return invalid_argument("give a model and -o OUT");
-  return r;
+  if (!o.float16 && (o.fp16.keep_io_types || !o.compare)) return invalid_argument("--keep-io-types and --no-compare go with --float16");
+  return o;
 }
 
-Status optimize(const RewriteArgs& a) {
+Status optimize(const OptimizeArgs& o) {
+  const RewriteArgs& a = o.rewrite;
   ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(a.model, a.level));
+  if (o.float16) {
+    ONYX_ASSIGN_OR_RETURN(optimizer::Float16Report f, optimizer::convert_to_float16(m.model, o.fp16));
+    std::printf("float16: %d node(s) converted, %d kept float32, %d Cast(s) added; converted initializers %.1f MB -> %.1f MB",
+                f.converted_nodes, f.kept_nodes, f.casts_added, double(f.initializer_bytes_before) / 1e6,
+                double(f.initializer_bytes_after) / 1e6);
+    if (f.saturated_values) std::printf("; %lld value(s) beyond +-65504 saturated", (long long)f.saturated_values);
+    std::printf("%s\n", o.fp16.keep_io_types ? "; inputs and outputs kept float32" : "");
+  }
   ONYX_RETURN_IF_ERROR(save_rewritten(m.model, a.out, a.external_data));
   std::printf("%s -> %s (level %d)\n", a.model.c_str(), a.out.c_str(), a.level);
   std::printf("nodes: %zu -> %zu\n", m.report.nodes_before, m.model.graph.nodes.size());
@@ -52,7 +98,9 @@ Status optimize(const RewriteArgs& a) {
 int optimize_command(const std::vector<std::string>& args) {
   auto parsed = parse(args);
   if (!parsed.ok()) {
-    std::fprintf(stderr, "onyx optimize: %s\nusage: onyx optimize MODEL -o OUT [--level 0|1|2|99] [--external-data NAME]\n",
+    std::fprintf(stderr,
+                 "onyx optimize: %s\nusage: onyx optimize MODEL -o OUT [--level 0|1|2|99] [--external-data NAME] "
+                 "[--float16 [--keep-io-types] [--op-block-list OP,...] [--no-compare]]\n",
                  parsed.status().message().c_str());
     return 2;
   }
@@ -61,6 +109,12 @@ int optimize_command(const std::vector<std::string>& args) {
     std::fprintf(stderr, "onyx optimize: %s\n", s.to_string().c_str());
     return 1;
   }
+  if (!parsed->float16 || !parsed->compare) return 0;
+  const RewriteArgs& w = parsed->rewrite;
+  std::printf("\nfloat16 against float32 on random inputs (onyx compare %s %s --runs 1 --level %d):\n", w.model.c_str(),
+              w.out.c_str(), w.level);
+  std::fflush(stdout);
+  compare_command({w.model, w.out, "--runs", "1", "--level", std::to_string(w.level)});  // informative
   return 0;
 }
 

@@ -12,6 +12,7 @@
 
 #include "cli_runner.h"
 #include "model_builder.h"
+#include "core/data_type.h"
 #include "onnx/loader.h"
 
 namespace onyx {
@@ -96,8 +97,8 @@ TEST(QuantizeCommand, UnbuiltModesAreRefusedByName) {
   EXPECT_EQ(run_cli("quantize m.onnx -o q.onnx --static --calibration-random 2 --format qxyz", &text), 2) << text;
   EXPECT_NE(text.find("--format takes qoperator or qdq"), std::string::npos) << text;
   text.clear();
-  EXPECT_EQ(run_cli("optimize m.onnx -o o.onnx --float16", &text), 2) << text;
-  EXPECT_NE(text.find("--float16 is not built yet"), std::string::npos) << text;
+  EXPECT_EQ(run_cli("optimize m.onnx -o o.onnx --float16 --auto-mixed-precision", &text), 2) << text;
+  EXPECT_NE(text.find("--auto-mixed-precision is not built yet"), std::string::npos) << text;
 }
 
 void int_attribute(onnx::NodeProto* n, const char* name, int64_t v) {
@@ -204,6 +205,52 @@ TEST(QuantizeCommand, StaticQdqFromACalibrationFolderWithEachMethod) {
   EXPECT_EQ(run_cli("quantize " + model + " -o " + out + " --static --calibration " + (dir / "none").string(), &text), 1)
       << text;
   EXPECT_NE(text.find("no calibration folder"), std::string::npos) << text;
+  fs::remove_all(dir);
+}
+
+// Element types of a saved model's graph inputs, outputs and initializers, by name.
+std::map<std::string, int> elem_types(const std::string& path) {
+  std::map<std::string, int> types;
+  auto m = onnx_format::load_model_file(path);
+  EXPECT_TRUE(m.ok()) << m.status().to_string();
+  if (!m.ok()) return types;
+  for (const auto& vi : m->graph.inputs) types["in:" + vi.name] = int(vi.type.elem_type);
+  for (const auto& vi : m->graph.outputs) types["out:" + vi.name] = int(vi.type.elem_type);
+  for (const auto& [name, t] : m->graph.initializers) types[name] = int(t.dtype());
+  return types;
+}
+
+TEST(OptimizeCommand, Float16ConvertsTheGraphAndKeepsWhatItIsAsked) {
+  const fs::path dir = temp_dir("float16");
+  const std::string model = (dir / "m.onnx").string(), out = (dir / "h.onnx").string();
+  std::ofstream(model, std::ios::binary) << small_cnn();
+  std::string text;
+  ASSERT_EQ(run_cli("optimize " + model + " -o " + out + " --level 1 --float16 --no-compare", &text), 0) << text;
+  EXPECT_NE(text.find("float16: 9 node(s) converted, 0 kept float32, 0 Cast(s) added"), std::string::npos) << text;
+  auto types = elem_types(out);
+  EXPECT_EQ(types["in:x"], int(DataType::kFloat16));
+  EXPECT_EQ(types["out:y"], int(DataType::kFloat16));
+  for (const auto& [name, t] : types)
+    if (name.find(':') == std::string::npos) EXPECT_EQ(t, int(DataType::kFloat16)) << name;
+  // float16 arithmetic: close to float32, not equal to it.
+  text.clear();
+  EXPECT_EQ(run_cli("compare " + model + " " + out + " --level 1 --runs 2 --rtol 0.02 --atol 0.02", &text), 0) << text;
+  text.clear();
+  EXPECT_EQ(run_cli("compare " + model + " " + out + " --level 1 --runs 1 --rtol 0 --atol 0", &text), 1) << text;
+
+  // Float32 edges and a blocked op: Casts after the input and around the Gemm.
+  text.clear();
+  ASSERT_EQ(run_cli("optimize " + model + " -o " + out + " --level 1 --float16 --keep-io-types --op-block-list Gemm,TopK",
+                    &text),
+            0)
+      << text;
+  EXPECT_NE(text.find("8 node(s) converted, 1 kept float32, 2 Cast(s) added"), std::string::npos) << text;
+  types = elem_types(out);
+  EXPECT_EQ(types["in:x"], int(DataType::kFloat));
+  EXPECT_EQ(types["out:y"], int(DataType::kFloat));
+  EXPECT_EQ(types["Wf"], int(DataType::kFloat));  // the Gemm's weights stay float32
+  EXPECT_EQ(op_counts(out)["Cast"], 2);
+  EXPECT_NE(text.find("float16 against float32"), std::string::npos) << text;
   fs::remove_all(dir);
 }
 
