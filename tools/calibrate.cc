@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
 #include <limits>
 #include <memory>
 #include <set>
 
+#include "feeds.h"
 #include "session/session.h"
 
 namespace onyx::cli {
+namespace fs = std::filesystem;
 namespace {
 
 constexpr int kBins = 2048;
@@ -48,6 +51,35 @@ double percentile_value(const Stats& st, double fraction) {
 }
 
 }  // namespace
+
+Result<std::vector<FeedSet>> feed_sets(const Session& session, const std::string& dir, int random_sets) {
+  std::vector<FeedSet> sets;
+  if (!dir.empty()) {
+    if (!fs::is_directory(dir)) return not_found("no folder of feed sets '", dir, "'");
+    std::vector<std::string> dirs;
+    for (const auto& e : fs::directory_iterator(dir))
+      if (e.is_directory()) dirs.push_back(e.path().string());
+    std::sort(dirs.begin(), dirs.end());
+    if (dirs.empty()) dirs.push_back(dir);
+    for (const auto& d : dirs) {
+      FeedArgs f;
+      f.inputs_dir = d;
+      auto feeds = gather_feeds(session, f);
+      if (!feeds.ok()) return invalid_argument("feed set '", d, "': ", feeds.status().message());
+      sets.push_back(std::move(*feeds));
+    }
+    return sets;
+  }
+  for (int k = 0; k < random_sets; ++k) {
+    FeedArgs f;
+    f.random_inputs = true;
+    f.int_ranges_from_graph = true;
+    f.seed = uint32_t(k + 1);
+    ONYX_ASSIGN_OR_RETURN(FeedSet feeds, gather_feeds(session, f));
+    sets.push_back(std::move(feeds));
+  }
+  return sets;
+}
 
 double entropy_threshold(const std::vector<double>& hist, double top, bool non_negative) {
   const int bins = int(hist.size());

@@ -20,6 +20,7 @@
 #include "core/value.h"
 #include "ir/graph.h"
 #include "optimizer/quantize_static.h"
+#include "session/session.h"
 
 namespace onyx::cli {
 
@@ -35,6 +36,11 @@ using FeedSet = std::vector<std::pair<std::string, Value>>;
 
 // Called after each run: (runs done, runs in all).
 using Progress = std::function<void(int, int)>;
+
+// Feed sets for `session`: each subfolder of `dir` (in name order) read as --inputs-dir reads a
+// folder, or `dir` itself when it has no subfolder; with `dir` empty, `random_sets` sets of
+// random inputs (ids and masks in range, seeds 1, 2, ...).
+Result<std::vector<FeedSet>> feed_sets(const Session& session, const std::string& dir, int random_sets);
 
 // Ranges of `tensors` (float32 values of `model`'s main graph) over `sets`.
 Result<std::map<std::string, optimizer::TensorRange>> calibrate(const ir::Model& model,

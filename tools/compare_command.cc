@@ -20,7 +20,6 @@
 #include "cli_args.h"
 #include "commands.h"
 #include "feeds.h"
-#include "kernels/convert.h"
 #include "kernels/dispatch.h"
 #include "session/session.h"
 
@@ -153,25 +152,6 @@ void accumulate(const Value& a, const Value& b, double rtol, double atol, Output
   s.min_cosine = std::min(s.min_cosine, cosine);
 }
 
-// `inputs` (made for A) as B takes them: a floating tensor B declares with another floating
-// type (a float16 model against its float32 original) is converted; the rest pass as they are.
-Result<std::vector<std::pair<std::string, Value>>> inputs_for(const Session& b,
-                                                              const std::vector<std::pair<std::string, Value>>& inputs) {
-  std::vector<std::pair<std::string, Value>> out = inputs;
-  for (auto& [name, value] : out) {
-    if (!value.is_tensor()) continue;
-    for (const auto& vi : b.inputs()) {
-      const DataType want = vi.type.elem_type;
-      const Tensor& t = value.tensor();
-      if (vi.name != name || want == t.dtype() || !is_float_type(want) || !is_float_type(t.dtype())) continue;
-      Tensor converted(want, t.shape());
-      ONYX_RETURN_IF_ERROR(convert_elements(t, converted));
-      value = Value(std::move(converted));
-    }
-  }
-  return out;
-}
-
 // 0 (within tolerance), 1 (a difference) or an error.
 Result<int> compare(const CompareArgs& c) {
   ONYX_ASSIGN_OR_RETURN(auto a, Session::load_file(c.a, c.options));
@@ -195,7 +175,7 @@ Result<int> compare(const CompareArgs& c) {
       if (!fed && !b->input_has_default(vi.name)) return invalid_argument("B's input '", vi.name, "' is not an input of A");
     }
     ONYX_ASSIGN_OR_RETURN(auto ya, a->run(inputs));
-    ONYX_ASSIGN_OR_RETURN(auto b_inputs, inputs_for(*b, inputs));
+    ONYX_ASSIGN_OR_RETURN(auto b_inputs, feeds_as_declared(*b, inputs));
     auto yb = b->run(b_inputs);
     if (!yb.ok()) return yb.take_status().with_context("while running B on A's inputs");
     for (size_t k = 0; k < stats.size(); ++k) accumulate(ya[k], (*yb)[b_index[k]], c.rtol, c.atol, stats[k]);

@@ -7,6 +7,7 @@
 #include <fstream>
 #include <random>
 
+#include "kernels/convert.h"
 #include "npy.h"
 #include "onnx/loader.h"
 
@@ -165,6 +166,24 @@ Status write_outputs(const Session& session, const std::vector<Value>& outputs, 
     }
   }
   return Status::Ok();
+}
+
+Result<std::vector<std::pair<std::string, Value>>> feeds_as_declared(
+    const Session& session, const std::vector<std::pair<std::string, Value>>& feeds) {
+  std::vector<std::pair<std::string, Value>> out = feeds;
+  for (auto& [name, value] : out) {
+    if (!value.is_tensor()) continue;
+    for (const auto& vi : session.inputs()) {
+      const DataType want = vi.type.elem_type;
+      const Tensor& t = value.tensor();
+      if (vi.name != name || want == t.dtype() || !is_float_type(want) || !is_float_type(t.dtype())) continue;
+      Tensor converted(want, t.shape());
+      ONYX_RETURN_IF_ERROR(convert_elements(t, converted));
+      value = Value(std::move(converted));
+      break;
+    }
+  }
+  return out;
 }
 
 }  // namespace onyx::cli

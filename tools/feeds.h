@@ -65,6 +65,11 @@ Result<bool> parse_feed_flag(const std::string& flag, Next&& next, FeedArgs& out
 // ranges, with int_ranges_from_graph), booleans half true.
 Result<std::vector<std::pair<std::string, Value>>> gather_feeds(const Session& session, const FeedArgs& args);
 
+// `feeds` as `session` declares its inputs: a floating tensor declared with another floating
+// type (a float16 model fed what its float32 original takes) is converted; the rest pass.
+Result<std::vector<std::pair<std::string, Value>>> feeds_as_declared(
+    const Session& session, const std::vector<std::pair<std::string, Value>>& feeds);
+
 // Writes outputs[k] as DIR/output_K.pb and, for non-string tensors, DIR/output_K.npy, plus
 // DIR/<name>.npy when the output's name is a plain file name not of the form output_*.
 Status write_outputs(const Session& session, const std::vector<Value>& outputs, const std::string& dir);

@@ -1,5 +1,6 @@
 // onyx optimize MODEL -o OUT [--level L] [--external-data NAME]
-//               [--float16 [--keep-io-types] [--op-block-list OP,OP,...] [--no-compare]]
+//               [--float16 [--keep-io-types] [--op-block-list OP,OP,...] [--no-compare]
+//                [--auto-mixed-precision --tolerance T [--inputs-dir DIR | --runs N] [--threads N]]]
 // Writes MODEL after onyx's graph optimisations at level L (default 2: simplifications and
 // fusions, com.microsoft contrib ops where fused; 99 adds the channels-last layout) and prints
 // the node counts before and after, which passes changed the graph, and the ops left.
@@ -8,14 +9,21 @@
 // ops of the block list (ONNX Runtime's default list, or --op-block-list, which replaces it)
 // stay float32 with Casts around them; --keep-io-types keeps float32 graph inputs and outputs.
 // It reports what it converted and compares the result with the float32 model on random
-// inputs (--no-compare skips that). --auto-mixed-precision and --model-type are refused by name.
+// inputs (--no-compare skips that). --auto-mixed-precision keeps the fewest nodes in float32 for
+// the outputs to stay within T (absolute) of the float32 model's on the feed sets of DIR (as
+// quantize --calibration reads them) or on N random sets (default 2), fp16 overflow avoided
+// (tools/mixed_precision.h). --model-type is refused by name (onyx's fusions are generic).
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "commands.h"
 #include "model_rewrite.h"
+#include "mixed_precision.h"
 #include "optimizer/float16_conversion.h"
 
 namespace onyx::cli {
@@ -25,7 +33,18 @@ struct OptimizeArgs {
   RewriteArgs rewrite;
   bool float16 = false, compare = true;
   optimizer::Float16Options fp16;
+  bool amp = false;
+  double tolerance = -1;
+  std::string inputs_dir;
+  int random_sets = 2, threads = 0;
 };
+
+Result<int> positive(const std::string& flag, const std::string& v) {
+  char* end = nullptr;
+  const long n = std::strtol(v.c_str(), &end, 10);
+  if (v.empty() || *end != '\0' || n < 1 || n > 100000) return invalid_argument(flag, " takes a positive integer, got '", v, "'");
+  return int(n);
+}
 
 Result<OptimizeArgs> parse(const std::vector<std::string>& args) {
   OptimizeArgs o;
@@ -60,13 +79,37 @@ Result<OptimizeArgs> parse(const std::vector<std::string>& args) {
       }
       continue;
     }
-    if (a == "--auto-mixed-precision" || a == "--model-type")
-      return not_implemented(a, " is not built yet (issue 8, items 2 and 3)");
+    if (a == "--auto-mixed-precision") {
+      o.amp = true;
+      continue;
+    }
+    if (a == "--tolerance") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      char* end = nullptr;
+      o.tolerance = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end != '\0' || !(o.tolerance >= 0) || !std::isfinite(o.tolerance))
+        return invalid_argument("--tolerance takes a number >= 0, got '", v, "'");
+      continue;
+    }
+    if (a == "--inputs-dir") {
+      ONYX_ASSIGN_OR_RETURN(o.inputs_dir, next());
+      continue;
+    }
+    if (a == "--runs" || a == "--threads") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      ONYX_ASSIGN_OR_RETURN(int n, positive(a, v));
+      (a == "--runs" ? o.random_sets : o.threads) = n;
+      continue;
+    }
+    if (a == "--model-type")
+      return not_implemented(a, " is not built (onyx's fusions are generic: every model gets all of them)");
     if (!a.empty() && a[0] == '-') return invalid_argument("unknown option '", a, "'");
     return invalid_argument("unexpected argument '", a, "'");
   }
   if (r.model.empty() || r.out.empty()) return invalid_argument("give a model and -o OUT");
-  if (!o.float16 && (o.fp16.keep_io_types || !o.compare)) return invalid_argument("--keep-io-types and --no-compare go with --float16");
+  if (!o.float16 && (o.fp16.keep_io_types || !o.compare || o.amp))
+    return invalid_argument("--keep-io-types, --no-compare and --auto-mixed-precision go with --float16");
+  if (o.amp != (o.tolerance >= 0)) return invalid_argument("--auto-mixed-precision and --tolerance T go together");
   return o;
 }
 
@@ -74,7 +117,23 @@ Status optimize(const OptimizeArgs& o) {
   const RewriteArgs& a = o.rewrite;
   ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(a.model, a.level));
   if (o.float16) {
-    ONYX_ASSIGN_OR_RETURN(optimizer::Float16Report f, optimizer::convert_to_float16(m.model, o.fp16));
+    optimizer::Float16Options fp16 = o.fp16;
+    if (o.amp) {
+      name_nodes(m.model);
+      SessionOptions so;
+      so.intra_op_threads = o.threads;
+      ONYX_ASSIGN_OR_RETURN(std::unique_ptr<Session> session, Session::from_loaded_model(m.model, so));
+      ONYX_ASSIGN_OR_RETURN(std::vector<FeedSet> sets, feed_sets(*session, o.inputs_dir, o.random_sets));
+      ONYX_ASSIGN_OR_RETURN(MixedPrecisionResult mp, find_mixed_precision(m.model, fp16, sets, o.tolerance, o.threads));
+      fp16.node_block_list = mp.kept;
+      std::printf("mixed precision: %zu node(s) kept float32 (%zu for float16 overflow) after %d tries; max abs difference "
+                  "%g within %g over %zu feed set(s)\n",
+                  mp.kept.size(), mp.overflow.size(), mp.tries, mp.max_abs, o.tolerance, sets.size());
+      for (const auto& n : m.model.graph.nodes)
+        if (mp.kept.count(n.name))
+          std::printf("  kept float32: %s%s\n", n.label().c_str(), mp.overflow.count(n.name) ? " (overflow)" : "");
+    }
+    ONYX_ASSIGN_OR_RETURN(optimizer::Float16Report f, optimizer::convert_to_float16(m.model, fp16));
     std::printf("float16: %d node(s) converted, %d kept float32, %d Cast(s) added; converted initializers %.1f MB -> %.1f MB",
                 f.converted_nodes, f.kept_nodes, f.casts_added, double(f.initializer_bytes_before) / 1e6,
                 double(f.initializer_bytes_after) / 1e6);
@@ -100,7 +159,8 @@ int optimize_command(const std::vector<std::string>& args) {
   if (!parsed.ok()) {
     std::fprintf(stderr,
                  "onyx optimize: %s\nusage: onyx optimize MODEL -o OUT [--level 0|1|2|99] [--external-data NAME] "
-                 "[--float16 [--keep-io-types] [--op-block-list OP,...] [--no-compare]]\n",
+                 "[--float16 [--keep-io-types] [--op-block-list OP,...] [--no-compare] "
+                 "[--auto-mixed-precision --tolerance T [--inputs-dir DIR | --runs N] [--threads N]]]\n",
                  parsed.status().message().c_str());
     return 2;
   }

@@ -3,46 +3,13 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <filesystem>
 #include <memory>
 
 #include "feeds.h"
 #include "session/session.h"
 
 namespace onyx::cli {
-namespace fs = std::filesystem;
 namespace {
-
-// Feed sets: each subfolder of `dir` (in name order) holding inputs, or `dir` itself when it
-// has no subfolder; else `random` sets of random inputs (ids and masks in range).
-Result<std::vector<FeedSet>> feed_sets(const Session& session, const StaticQuantizeArgs& a) {
-  std::vector<FeedSet> sets;
-  if (!a.calibration_dir.empty()) {
-    if (!fs::is_directory(a.calibration_dir)) return not_found("no calibration folder '", a.calibration_dir, "'");
-    std::vector<std::string> dirs;
-    for (const auto& e : fs::directory_iterator(a.calibration_dir))
-      if (e.is_directory()) dirs.push_back(e.path().string());
-    std::sort(dirs.begin(), dirs.end());
-    if (dirs.empty()) dirs.push_back(a.calibration_dir);
-    for (const auto& d : dirs) {
-      FeedArgs f;
-      f.inputs_dir = d;
-      auto feeds = gather_feeds(session, f);
-      if (!feeds.ok()) return invalid_argument("calibration set '", d, "': ", feeds.status().message());
-      sets.push_back(std::move(*feeds));
-    }
-    return sets;
-  }
-  for (int k = 0; k < a.random_sets; ++k) {
-    FeedArgs f;
-    f.random_inputs = true;
-    f.int_ranges_from_graph = true;
-    f.seed = uint32_t(k + 1);
-    ONYX_ASSIGN_OR_RETURN(FeedSet feeds, gather_feeds(session, f));
-    sets.push_back(std::move(feeds));
-  }
-  return sets;
-}
 
 void progress_bar(int done, int total) {
   constexpr int kWidth = 30;
@@ -109,7 +76,7 @@ Status run_static_quantize(const StaticQuantizeArgs& a) {
   SessionOptions so;
   so.intra_op_threads = a.threads;
   ONYX_ASSIGN_OR_RETURN(std::unique_ptr<Session> fp32, Session::from_loaded_model(m.model, so));
-  ONYX_ASSIGN_OR_RETURN(std::vector<FeedSet> sets, feed_sets(*fp32, a));
+  ONYX_ASSIGN_OR_RETURN(std::vector<FeedSet> sets, feed_sets(*fp32, a.calibration_dir, a.random_sets));
   if (sets.empty()) return invalid_argument("no calibration data: give --calibration DIR or --calibration-random N");
 
   const std::vector<std::string> tensors = optimizer::calibration_tensors(m.model);

@@ -98,7 +98,10 @@ TEST(QuantizeCommand, UnbuiltModesAreRefusedByName) {
   EXPECT_NE(text.find("--format takes qoperator or qdq"), std::string::npos) << text;
   text.clear();
   EXPECT_EQ(run_cli("optimize m.onnx -o o.onnx --float16 --auto-mixed-precision", &text), 2) << text;
-  EXPECT_NE(text.find("--auto-mixed-precision is not built yet"), std::string::npos) << text;
+  EXPECT_NE(text.find("--auto-mixed-precision and --tolerance T go together"), std::string::npos) << text;
+  text.clear();
+  EXPECT_EQ(run_cli("optimize m.onnx -o o.onnx --model-type bert", &text), 2) << text;
+  EXPECT_NE(text.find("--model-type is not built"), std::string::npos) << text;
 }
 
 void int_attribute(onnx::NodeProto* n, const char* name, int64_t v) {
@@ -204,7 +207,7 @@ TEST(QuantizeCommand, StaticQdqFromACalibrationFolderWithEachMethod) {
   std::string text;
   EXPECT_EQ(run_cli("quantize " + model + " -o " + out + " --static --calibration " + (dir / "none").string(), &text), 1)
       << text;
-  EXPECT_NE(text.find("no calibration folder"), std::string::npos) << text;
+  EXPECT_NE(text.find("no folder of feed sets"), std::string::npos) << text;
   fs::remove_all(dir);
 }
 
@@ -251,6 +254,50 @@ TEST(OptimizeCommand, Float16ConvertsTheGraphAndKeepsWhatItIsAsked) {
   EXPECT_EQ(types["Wf"], int(DataType::kFloat));  // the Gemm's weights stay float32
   EXPECT_EQ(op_counts(out)["Cast"], 2);
   EXPECT_NE(text.find("float16 against float32"), std::string::npos) << text;
+  fs::remove_all(dir);
+}
+
+TEST(OptimizeCommand, AutoMixedPrecisionKeepsWhatTheToleranceNeeds) {
+  const fs::path dir = temp_dir("amp");
+  const std::string model = (dir / "m.onnx").string(), out = (dir / "h.onnx").string();
+  std::ofstream(model, std::ios::binary) << small_cnn();
+  std::string text;
+  // A loose tolerance: everything float16, found in one try.
+  ASSERT_EQ(run_cli("optimize " + model + " -o " + out + " --level 1 --float16 --auto-mixed-precision --tolerance 10 "
+                    "--no-compare",
+                    &text),
+            0)
+      << text;
+  EXPECT_NE(text.find("mixed precision: 0 node(s) kept float32 (0 for float16 overflow) after 1 tries"), std::string::npos)
+      << text;
+  // Tolerance 0: whatever float16 changes stays float32, and the result equals the original.
+  text.clear();
+  ASSERT_EQ(run_cli("optimize " + model + " -o " + out + " --level 1 --float16 --auto-mixed-precision --tolerance 0 "
+                    "--keep-io-types --runs 2 --no-compare",
+                    &text),
+            0)
+      << text;
+  EXPECT_NE(text.find("max abs difference 0 within 0 over 2 feed set(s)"), std::string::npos) << text;
+  text.clear();
+  EXPECT_EQ(run_cli("compare " + model + " " + out + " --level 1 --runs 2 --atol 0 --rtol 0", &text), 0) << text;
+
+  // y = (x * 1e5) * 1e-5: the first product leaves float16's range and must stay float32.
+  ModelBuilder b;
+  b.input("x", {4}).output("y", {4});
+  b.initializer("big", {1}, {1e5f});
+  b.initializer("small", {1}, {1e-5f});
+  b.node("Mul", {"x", "big"}, {"t"}, "scale_up");
+  b.node("Mul", {"t", "small"}, {"y"}, "scale_down");
+  std::ofstream(model, std::ios::binary | std::ios::trunc) << b.bytes();
+  text.clear();
+  ASSERT_EQ(run_cli("optimize " + model + " -o " + out + " --level 0 --float16 --auto-mixed-precision --tolerance 0.01 "
+                    "--keep-io-types --no-compare",
+                    &text),
+            0)
+      << text;
+  EXPECT_NE(text.find("kept float32: 'scale_up' (Mul) (overflow)"), std::string::npos) << text;
+  text.clear();
+  EXPECT_EQ(run_cli("compare " + model + " " + out + " --level 0 --runs 2 --atol 0.01 --rtol 0", &text), 0) << text;
   fs::remove_all(dir);
 }
 
