@@ -1,25 +1,14 @@
 // com.microsoft Attention: output [B, S, hv] of input's element type, with hv from
 // qkv_hidden_sizes or a third of the weights' width; the present output's shape is not derived.
-#include "ops/op_rule.h"
-#include "ops/shape_rule_util.h"
+#include "ops/attention_shape.h"
 
 namespace onyx::ops {
 namespace {
 
 Status infer_attention(InferenceContext& ctx) {
-  const SymbolicShape x = ctx.input_shape(0), w = ctx.input_shape(1);
-  SymbolicShape out = unknown_dims(3);
-  if (x.has_rank && x.dims.size() == 3) {
-    out.dims[0] = x.dims[0];
-    out.dims[1] = x.dims[1];
-  }
   const std::vector<int64_t> sizes = ctx.attr_ints("qkv_hidden_sizes");
-  if (sizes.size() == 3) out.dims[2] = known_dim(sizes[2]);
-  else if (w.has_rank && w.dims.size() == 2 && w.dims[1].value && *w.dims[1].value % 3 == 0)
-    out.dims[2] = known_dim(*w.dims[1].value / 3);
-  ctx.set_output(0, ctx.input_elem_type(0), std::move(out));
-  for (int k = 1; k < ctx.num_outputs(); ++k) ctx.set_output(k, ctx.input_elem_type(0), {});
-  return Status::Ok();
+  return set_attention_outputs(ctx, sizes.size() == 3 ? std::optional<int64_t>(sizes[2]) : third_of_width(ctx, 1),
+                               ctx.input_elem_type(0));
 }
 
 }  // namespace
