@@ -21,6 +21,10 @@ Q saturate_round(F v) {
   return v <= lo ? std::numeric_limits<Q>::lowest() : v >= hi ? std::numeric_limits<Q>::max() : Q(v);
 }
 
+// y[i] = saturate(round_half_even(x[i] / scale) + zero_point) for n floats into uint8 or int8
+// (NaN gives 0), vectorised and threaded (quantize_span.cc); false for other output types.
+bool quantize_float_span(const float* x, int64_t n, float scale, float zero_point, DataType type, void* y);
+
 // Which scale / zero point applies to element i of x: per tensor (count 1), or per slice of
 // x along an axis (count = x.dim(axis), inner = elements per step along that axis).
 struct QuantAxis {

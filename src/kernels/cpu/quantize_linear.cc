@@ -39,12 +39,15 @@ class QuantizeLinearKernel final : public Kernel {
                                 zp.describe());
       out_type = DataType(output_dtype_);
     }
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, out_type, x.shape()));
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, out_type, x.shape()));
     std::vector<float> scales(size_t(q.count)), zero_points(size_t(q.count), 0.0f);
     for (int64_t p = 0; p < q.count; ++p) {
       scales[size_t(p)] = float(scale.get_double(p));
       if (has_zp) zero_points[size_t(p)] = float(zp.get_double(p));
     }
+    if (x.dtype() == DataType::kFloat && q.count == 1 && scales[0] != 0 &&
+        quantize_float_span(x.data<float>(), x.numel(), scales[0], zero_points[0], out_type, y->raw_data()))
+      return Status::Ok();
     return dispatch<uint8_t, int8_t, uint16_t, int16_t>(out_type, [&]<typename Q>() -> Status {
       return dispatch<ONYX_FLOAT_TYPES, int32_t>(x.dtype(), [&]<typename T>() -> Status {
         const T* in = x.data<T>();
