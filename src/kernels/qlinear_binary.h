@@ -1,6 +1,6 @@
 // The kernel shared by com.microsoft QLinearAdd and QLinearMul (contrib ops, since 1): uint8 or int8 A and B with
 // their scales and zero points (omitted zero points are 0), numpy broadcasting, C in A's type:
-//   QLinearAdd: C = q((A_scale * (A - A_zp) + B_scale * (B - B_zp)) / C_scale)
+//   QLinearAdd: C = q(float32(A - A_zp) * (A_scale / C_scale) + float32(B - B_zp) * (B_scale / C_scale))
 //   QLinearMul: C = q(float32((A - A_zp) * (B - B_zp)) * (A_scale * B_scale / C_scale))
 // with q as in qlinear_common.h, the float32 operations in the order written.
 #pragma once
@@ -25,7 +25,7 @@ class QLinearBinaryKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(QParams pc, read_qparams(ctx, 6, 7, a.dtype(), "C"));
     ONYX_ASSIGN_OR_RETURN(Shape shape, broadcast_shapes({a.shape(), b.shape()}));
     ONYX_ASSIGN_OR_RETURN(Tensor* c, ctx.allocate_output_uninitialized(0, a.dtype(), shape));
-    const float mul = pa.scale * pb.scale / pc.scale;
+    const float mul = pa.scale * pb.scale / pc.scale, ka = pa.scale / pc.scale, kb = pb.scale / pc.scale;
     const QLinearBinaryParams params{pa.scale, pb.scale, pc.scale, pa.zero_point, pb.zero_point, pc.zero_point};
     const bool same = a.shape() == shape && b.shape() == shape;
     if ((same || (a.shape() == shape && b.numel() == 1)) &&
@@ -37,7 +37,7 @@ class QLinearBinaryKernel final : public Kernel {
         if constexpr (kMul) {
           return quantize_to<Q>(float((int32_t(x) - za) * (int32_t(y) - zb)) * mul, zc);
         } else {
-          return quantize_to<Q>((pa.scale * float(int32_t(x) - za) + pb.scale * float(int32_t(y) - zb)) / pc.scale, zc);
+          return quantize_to<Q>(float(int32_t(x) - za) * ka + float(int32_t(y) - zb) * kb, zc);
         }
       });
       return Status::Ok();

@@ -13,20 +13,28 @@ namespace onyx {
 namespace {
 
 template <typename Q, bool kMul>
+inline __attribute__((always_inline)) Q combine(int32_t x, int32_t y, float ka, float kb, float mul, float zc) {
+  constexpr float lo = float(std::numeric_limits<Q>::lowest()), hi = float(std::numeric_limits<Q>::max());
+  float v;
+  if constexpr (kMul) v = float(x * y) * mul;
+  else v = ka * float(x) + kb * float(y);
+  v = std::nearbyint(v) + zc;
+  v = std::min(std::max(v, lo), hi);
+  return Q(int32_t(v));
+}
+
+// Two loops, so that each vectorises with plain loads: b one value (b_step 0) or b[i].
+template <typename Q, bool kMul>
 inline __attribute__((always_inline)) void span_body(const Q* a, const Q* b, int64_t b_step, Q* c, int64_t n,
                                                      const QLinearBinaryParams& p) {
-  constexpr float lo = float(std::numeric_limits<Q>::lowest()), hi = float(std::numeric_limits<Q>::max());
   const float sa = p.a_scale, sb = p.b_scale, sc = p.c_scale, zc = float(p.c_zero_point);
-  const float mul = sa * sb / sc;
+  const float mul = sa * sb / sc, ka = sa / sc, kb = sb / sc;
   const int32_t za = p.a_zero_point, zb = p.b_zero_point;
-  for (int64_t i = 0; i < n; ++i) {
-    const int32_t x = int32_t(a[i]) - za, y = int32_t(b[i * b_step]) - zb;
-    float v;
-    if constexpr (kMul) v = float(x * y) * mul;
-    else v = (sa * float(x) + sb * float(y)) / sc;
-    v = std::nearbyint(v) + zc;
-    v = std::min(std::max(v, lo), hi);
-    c[i] = Q(int32_t(v));
+  if (b_step == 0) {
+    const int32_t y = int32_t(b[0]) - zb;
+    for (int64_t i = 0; i < n; ++i) c[i] = combine<Q, kMul>(int32_t(a[i]) - za, y, ka, kb, mul, zc);
+  } else {
+    for (int64_t i = 0; i < n; ++i) c[i] = combine<Q, kMul>(int32_t(a[i]) - za, int32_t(b[i]) - zb, ka, kb, mul, zc);
   }
 }
 

@@ -38,7 +38,7 @@ for dt, sa, sb, sc in [(np.uint8, (2, 3, 4), (2, 3, 4), "same"), (np.int8, (2, 3
     a_s, b_s, c_s = f32(0.05), f32(0.02), f32(0.07)
     za, zb, zc = dt(3), dt(250 if dt == np.uint8 else -9), dt(128 if dt == np.uint8 else 4)
     ai, bi = a.astype(np.int32) - np.int32(za), b.astype(np.int32) - np.int32(zb)
-    add = (a_s * ai.astype(f32) + b_s * bi.astype(f32)) / c_s
+    add = ai.astype(f32) * (a_s / c_s) + bi.astype(f32) * (b_s / c_s)
     mul = (ai * bi).astype(f32) * (a_s * b_s / c_s)
     inputs = [("A", a), ("A_scale", a_s), ("A_zero_point", np.array(za)), ("B", b), ("B_scale", b_s),
               ("B_zero_point", np.array(zb)), ("C_scale", c_s), ("C_zero_point", np.array(zc))]
@@ -48,7 +48,7 @@ a, b = ints(np.uint8, 3, 4), ints(np.uint8, 3, 4)
 case("add_no_zero_points", "QLinearAdd",
      [("A", a), ("A_scale", f32(0.1)), ("A_zero_point", None), ("B", b), ("B_scale", f32(0.3)), ("B_zero_point", None),
       ("C_scale", f32(0.5))],
-     q((f32(0.1) * a.astype(f32) + f32(0.3) * b.astype(f32)) / f32(0.5), 0, np.uint8))
+     q(a.astype(f32) * (f32(0.1) / f32(0.5)) + b.astype(f32) * (f32(0.3) / f32(0.5)), 0, np.uint8))
 w.bad("add_mixed_types", "QLinearAdd",
       [("A", ints(np.uint8, 2)), ("A_scale", f32(1)), ("A_zero_point", np.array(0, np.uint8)), ("B", ints(np.int8, 2)),
        ("B_scale", f32(1)), ("B_zero_point", np.array(0, np.int8)), ("C_scale", f32(1)),

@@ -1,4 +1,5 @@
-// com.microsoft QLinearAdd (contrib op, since 1): C = q((A_scale * (A - A_zp) + B_scale * (B - B_zp)) / C_scale)
+// com.microsoft QLinearAdd (contrib op, since 1):
+//   C = q(float32(A - A_zp) * (A_scale / C_scale) + float32(B - B_zp) * (B_scale / C_scale))
 // (see qlinear_binary.h).
 #include "kernels/qlinear_binary.h"
 
