@@ -12,21 +12,23 @@ constexpr int64_t kScoresBudget = int64_t(1) << 22;  // floats of scores per gro
 
 }  // namespace
 
-Result<AttentionMask> AttentionMask::read(const Tensor* mask, int64_t batch, int64_t seq, const char* op) {
+Result<AttentionMask> AttentionMask::read(const Tensor* mask, int64_t batch, int64_t seq, int64_t keys,
+                                          const char* op) {
   AttentionMask m;
   m.batch_ = batch;
   m.seq_ = seq;
+  m.keys_ = keys;
   if (!mask) return m;
   if (mask->dtype() != DataType::kInt32 && mask->dtype() != DataType::kInt64)
     return invalid_argument(op, ": mask_index must be int32, got ", mask->describe());
   const Shape& s = mask->shape();
   if (s == Shape{batch}) m.kind_ = Kind::kEnd;
   else if (s == Shape{2 * batch}) m.kind_ = Kind::kEndStart;
-  else if (s == Shape{batch, seq}) m.kind_ = Kind::kRaw2;
-  else if (s == Shape{batch, seq, seq}) m.kind_ = Kind::kRaw3;
+  else if (s == Shape{batch, keys}) m.kind_ = Kind::kRaw2;
+  else if (s == Shape{batch, seq, keys}) m.kind_ = Kind::kRaw3;
   else
     return not_implemented(op, ": mask_index ", mask->describe(), " (takes [", batch, "], [", 2 * batch, "], [", batch,
-                           ", ", seq, "] or [", batch, ", ", seq, ", ", seq, "])");
+                           ", ", keys, "] or [", batch, ", ", seq, ", ", keys, "])");
   m.values_.resize(size_t(mask->numel()));
   for (int64_t k = 0; k < mask->numel(); ++k) m.values_[size_t(k)] = mask->get_int64(k);
   return m;
@@ -37,8 +39,8 @@ bool AttentionMask::masked(int64_t b, int64_t i, int64_t j) const {
     case Kind::kNone: return false;
     case Kind::kEnd: return j >= values_[size_t(b)];
     case Kind::kEndStart: return j >= values_[size_t(b)] || j < values_[size_t(batch_ + b)];
-    case Kind::kRaw2: return values_[size_t(b * seq_ + j)] <= 0;
-    case Kind::kRaw3: return values_[size_t((b * seq_ + i) * seq_ + j)] <= 0;
+    case Kind::kRaw2: return values_[size_t(b * keys_ + j)] <= 0;
+    case Kind::kRaw3: return values_[size_t((b * seq_ + i) * keys_ + j)] <= 0;
   }
   return false;
 }

@@ -3,9 +3,10 @@
 //
 // mask_index (optional, int32 or int64): [B] key lengths (right padding), [2B] end then start
 // positions (left padding), [B, T] or [B, S, T] raw masks (a key counts where the value is
-// > 0). A masked key gets mask_filter_value added, once per reason (padding, and with
-// `causal` the keys after the query), as ONNX Runtime's CPU kernels do. attention_bias
-// (optional, float32) is [B or 1, N or 1, S, T]. No past state: T = S.
+// > 0), T the key length (S plus any past). A masked key gets mask_filter_value added, once
+// per reason (padding, and with `causal` the keys after the query), as ONNX Runtime's CPU
+// kernels do. attention_bias (optional, float32) is [B or 1, N or 1, S, T]. The packed path
+// has no past state: T = S.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -28,13 +29,13 @@ struct PackedQkvAttention {
 class AttentionMask {
  public:
   // INVALID_ARGUMENT / NOT_IMPLEMENTED naming `op` for a type or shape it does not take.
-  static Result<AttentionMask> read(const Tensor* mask, int64_t batch, int64_t seq, const char* op);
+  static Result<AttentionMask> read(const Tensor* mask, int64_t batch, int64_t seq, int64_t keys, const char* op);
   bool masked(int64_t b, int64_t i, int64_t j) const;
 
  private:
   enum class Kind { kNone, kEnd, kEndStart, kRaw2, kRaw3 } kind_ = Kind::kNone;
   std::vector<int64_t> values_;
-  int64_t batch_ = 0, seq_ = 0;
+  int64_t batch_ = 0, seq_ = 0, keys_ = 0;
 };
 
 // y [B, S, hv] from qkv [B * S, hq + hq + hv] (rows of Q | K | V); `attn_bias` may be null.

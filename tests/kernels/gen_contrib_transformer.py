@@ -327,9 +327,46 @@ mw = model([helper.make_node("Attention", ["input", "weights", "bias", "mask_ind
            [value_info("input", ax), value_info("mask_index", mi)], [value_info("output", expected)],
            initializers=[to_proto(aw, "weights"), to_proto(abias, "bias")], extra_opsets=MS)
 w.model_case("attention_weights_constant", mw, [ax, mi], [expected])
-w.bad("attention_past_refused", "Attention",
-      [("input", ax), ("weights", aw), ("bias", abias), ("mask_index", None), ("past", rnd(2, ab, aheads, 1, 4))],
-      [("output", TP.FLOAT)], "past state", domain="com.microsoft", extra_opsets=MS, num_heads=aheads)
+def attention_past(x, wts, bias, heads, past, mask=None, uni=0, mfv=-10000.0):
+    """Attention with a past [2, B, N, P, H]: keys and values are the past's then the new ones;
+    returns the output and present [2, B, N, P + S, H]."""
+    bsz, seq, _ = x.shape
+    hid = wts.shape[1] // 3
+    hd = hid // heads
+    qkv = x.astype(np.float64) @ wts.astype(np.float64) + bias
+    split = lambda t: t.reshape(bsz, seq, heads, hd).transpose(0, 2, 1, 3)
+    q, k, v = split(qkv[..., :hid]), split(qkv[..., hid:2 * hid]), split(qkv[..., 2 * hid:])
+    k = np.concatenate([past[0], k], axis=2)
+    v = np.concatenate([past[1], v], axis=2)
+    plen, keys = past.shape[3], past.shape[3] + seq
+    a = q @ k.transpose(0, 1, 3, 2) / np.sqrt(hd)
+    j = np.arange(keys)
+    if mask is not None:
+        a = a + np.where(mask[:, None, None, :] > 0, 0, mfv)
+    if uni:
+        a = a + np.where(j[None, :] > plen + np.arange(seq)[:, None], mfv, 0)[None, None]
+    a = np.exp(a - a.max(-1, keepdims=True))
+    a /= a.sum(-1, keepdims=True)
+    out = (a @ v).transpose(0, 2, 1, 3).reshape(bsz, seq, hid).astype(np.float32)
+    return out, np.stack([k, v]).astype(np.float32)
+
+
+# Attention with state, as ORT's GPT-2 optimiser writes it: past in, present out, causal; and a
+# first step with no past that still asks for present.
+apast = rnd(2, ab, aheads, 3, ahin // aheads) * 0.5
+amask = np.array([[1] * 8, [0, 1, 1, 1, 1, 1, 1, 1]], np.int32)
+y_p, pres = attention_past(ax, aw, abias, aheads, apast, mask=amask, uni=1)
+w.case("attention_past_present_causal", "Attention",
+       [("input", ax), ("weights", aw), ("bias", abias), ("mask_index", amask), ("past", apast)],
+       [("output", y_p), ("present", pres)], domain="com.microsoft", extra_opsets=MS, num_heads=aheads, unidirectional=1)
+empty_past = np.zeros((2, ab, aheads, 0, ahin // aheads), np.float32)
+y0, pres0 = attention_past(ax, aw, abias, aheads, empty_past, uni=1)
+w.case("attention_present_without_past", "Attention", [("input", ax), ("weights", aw), ("bias", abias)],
+       [("output", y0), ("present", pres0)], domain="com.microsoft", extra_opsets=MS, num_heads=aheads, unidirectional=1)
+w.bad("attention_past_wrong_shape", "Attention",
+      [("input", ax), ("weights", aw), ("bias", abias), ("mask_index", None), ("past", rnd(2, ab, aheads, 3, 3))],
+      [("output", TP.FLOAT)], "must be float32 [2, 2, 4, past, 4]", domain="com.microsoft", extra_opsets=MS,
+      num_heads=aheads)
 w.bad("attention_heads_do_not_divide", "Attention", [("input", ax), ("weights", aw), ("bias", abias)],
       [("output", TP.FLOAT)], "does not divide", domain="com.microsoft", extra_opsets=MS, num_heads=3)
 

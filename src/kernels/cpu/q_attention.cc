@@ -74,7 +74,7 @@ class QAttentionKernel final : public Kernel {
       izp = int32_t(z.get_int64(0));
     }
     const Tensor* mask = ctx.has_input(5) ? &ctx.input(5) : nullptr;
-    ONYX_ASSIGN_OR_RETURN(AttentionMask mv, AttentionMask::read(mask, batch, seq, "QAttention"));
+    ONYX_ASSIGN_OR_RETURN(AttentionMask mv, AttentionMask::read(mask, batch, seq, seq, "QAttention"));
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, DataType::kFloat, {batch, seq, hidden}));
     if (y->numel() == 0) return Status::Ok();
 
