@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <bit>
 #include <cmath>
+#include <cstdint>
 #include <limits>
 
 #include "kernels/target_clones.h"
@@ -42,22 +43,29 @@ inline float exp_one(float x) {
 
 ONYX_TARGET_CLONES float row_max(const float* x, int64_t n) {
   float acc[kLanes];
+  // NaN seen, per lane, as an integer mask (a bool reduction kept GCC from vectorising).
+  uint32_t nan[kLanes] = {};
   for (int j = 0; j < kLanes; ++j) acc[j] = -std::numeric_limits<float>::infinity();
-  bool nan = false;
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes)
+    // Kept a loop (GCC's -O3 full unrolling would leave it scalar), so that it vectorises.
+#pragma GCC unroll 1
     for (int j = 0; j < kLanes; ++j) {
       const float v = x[i + j];
-      acc[j] = v > acc[j] ? v : acc[j];
-      nan |= v != v;
+      acc[j] = std::max(acc[j], v);  // a NaN v leaves acc: the mask reports it
+      nan[j] |= v != v ? 1u : 0u;
     }
   float m = -std::numeric_limits<float>::infinity();
-  for (int j = 0; j < kLanes; ++j) m = acc[j] > m ? acc[j] : m;
+  uint32_t any_nan = 0;
+  for (int j = 0; j < kLanes; ++j) {
+    m = acc[j] > m ? acc[j] : m;
+    any_nan |= nan[j];
+  }
   for (; i < n; ++i) {
     m = x[i] > m ? x[i] : m;
-    nan |= x[i] != x[i];
+    any_nan |= x[i] != x[i] ? 1u : 0u;
   }
-  return nan ? std::numeric_limits<float>::quiet_NaN() : m;
+  return any_nan ? std::numeric_limits<float>::quiet_NaN() : m;
 }
 
 // y = exp(x - shift); returns the sum of y.
