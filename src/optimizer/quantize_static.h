@@ -6,8 +6,8 @@
 //   Sigmoid / LeakyRelu -> QLinearSigmoid / QLinearLeakyRelu, Concat -> QLinearConcat, Gemm ->
 //   com.microsoft QGemm (float32 output); MaxPool, Flatten, Reshape, Squeeze, Unsqueeze and
 //   Transpose run on the uint8 tensor when their input is already quantised. A Relu, or a Clip
-//   from 0, that is the only reader of a Conv / Add output is absorbed: its output range starts
-//   at 0, so the zero point is 0 and saturation does the clipping.
+//   from 0, that is the only reader of a Conv / Add output is absorbed when its range gives a
+//   zero point of 0 (as a calibrated Relu's does): saturation then does the clipping.
 // - QDQ: the graph keeps its float operators, with QuantizeLinear -> DequantizeLinear pairs on
 //   the activations they read and write and DequantizeLinear on int8 weights (and int32 biases),
 //   the form runtimes fuse back into quantised kernels.
