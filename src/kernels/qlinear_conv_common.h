@@ -12,6 +12,8 @@
 // (the layout pass only makes it where prepare() can take it).
 #pragma once
 #include <memory>
+#include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "kernels/kernel.h"
@@ -20,18 +22,21 @@
 
 namespace onyx {
 
-class QLinearConvRunner {
+class QLinearConvRunner : public Kernel {
  public:
   explicit QLinearConvRunner(bool channels_last) : channels_last_(channels_last) {}
-  Status prepare(const KernelInfo& info);
-  Status compute(KernelContext& ctx) const;
+  Status prepare(const KernelInfo& info) override;
+  Status compute(KernelContext& ctx) const override;
   // True when prepare() packed w for oneDNN.
   bool packed() const { return fast_ != nullptr; }
   // W (input 3) once packed: compute reads only its shape then (every geometry of the packed
   // weights' rank runs through oneDNN).
-  std::vector<int> released_constant_inputs() const { return fast_ ? std::vector<int>{3} : std::vector<int>{}; }
-  std::string implementation() const {
-    return fast_ ? "oneDNN int8 convolution" : "reference (im2col + integer GEMM)";
+  std::vector<int> released_constant_inputs() const override {
+    return fast_ ? std::vector<int>{3} : std::vector<int>{};
+  }
+  std::string implementation() const override {
+    return std::string(fast_ ? "oneDNN int8 convolution" : "reference (im2col + integer GEMM)") +
+           (channels_last_ ? ", channels-last" : "");
   }
 
  private:
@@ -41,6 +46,13 @@ class QLinearConvRunner {
   WindowAttrs attrs_;
   int64_t group_ = 1;
   std::unique_ptr<onednn::QuantizedConv> fast_;
+};
+
+// The kernel class each op file registers: QLinearConv (NCHW) or NhwcQLinearConv.
+template <bool kChannelsLast>
+class QLinearConvKernel final : public QLinearConvRunner {
+ public:
+  QLinearConvKernel() : QLinearConvRunner(kChannelsLast) {}
 };
 
 // The int8 weights w - w_zero_point (w_zero_point per tensor or per output channel), or
