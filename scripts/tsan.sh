@@ -16,7 +16,7 @@ build_dir=${ONYX_TSAN_BUILD_DIR:-build-tsan}
 filter=${1:-'Concurrency*:RunOptions*:IoBinding*:HostileModel.Loop*'}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" \
-  -DONYX_TSAN=ON -DONYX_TESTS=ON -DONYX_PYTHON=OFF >/dev/null
+  -DONYX_TSAN=ON -DONYX_TESTS=ON -DONYX_PYTHON=OFF -DONYX_CUDA=OFF >/dev/null
 cmake --build "$build_dir" -j"$(nproc)" --target onyx_tests
 OMP_NUM_THREADS=1 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
   "$build_dir/tests/onyx_tests" --gtest_filter="$filter"

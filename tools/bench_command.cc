@@ -10,6 +10,8 @@
 // --profile writes a Chrome-trace JSON of every run (`onyx profile-summary` reads it).
 // --save-optimized writes the graph after optimisation as an ONNX model (large initializers
 // in the external file NAME beside it with --save-optimized-external).
+// --provider cuda[,cpu] [--provider-option KEY=VALUE]... [--strict-placement] runs on those
+// execution providers (outputs come back to the host in every timed run).
 // --bf16-gemm turns on SessionOptions::bf16_gemm (float32 MatMul/Gemm with constant weights
 // multiplied in bfloat16).
 #include <algorithm>
@@ -84,6 +86,11 @@ Result<BenchArgs> parse(const std::vector<std::string>& args) {
     } else if (is_free_dim_flag(a)) {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
       ONYX_RETURN_IF_ERROR(parse_free_dim_flag(a, v, r.options).status());
+    } else if (is_provider_flag(a)) {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      ONYX_RETURN_IF_ERROR(parse_provider_flag(a, v, r.options).status());
+    } else if (a == "--strict-placement") {
+      ONYX_RETURN_IF_ERROR(parse_provider_flag(a, "", r.options).status());
     } else if (!a.empty() && a[0] == '-') {
       return invalid_argument("unknown option '", a, "'");
     } else if (r.model.empty()) {
@@ -170,8 +177,9 @@ int bench_command(const std::vector<std::string>& args) {
     std::fprintf(stderr,
                  "onyx bench: %s\nusage: onyx bench MODEL [--threads N] [--runs N] [--warmup N] [--batch N] [--seq N]\n"
                  "                  [--input NAME=FILE]... [--inputs-dir DIR] %s\n"
-                 "                  [--level 0|1|2|99] [--bf16-gemm] [--json FILE] [--profile FILE] %s\n",
-                 parsed.status().message().c_str(), kFreeDimUsage, kSaveUsage);
+                 "                  [--level 0|1|2|99] [--bf16-gemm] [--json FILE] [--profile FILE] %s\n"
+                 "                  %s\n",
+                 parsed.status().message().c_str(), kFreeDimUsage, kSaveUsage, kProviderUsage);
     return 2;
   }
   Status s = bench(*parsed);

@@ -24,4 +24,16 @@ bool parse_save_flag(const std::string& flag, const std::string& value, SessionO
 bool is_save_flag(const std::string& flag);
 inline constexpr const char* kSaveUsage = "[--save-optimized FILE [--save-optimized-external NAME]]";
 
+// Handles --provider LIST (comma-separated, priority order: "cuda", "cuda,cpu",
+// "CUDAExecutionProvider"), --provider-option KEY=VALUE (an option of the first provider in
+// the list, repeatable) and --strict-placement (a CPU fallback is an error; takes no value:
+// `value` is ignored and not consumed). Returns true when `flag` is one of them.
+Result<bool> parse_provider_flag(const std::string& flag, const std::string& value, SessionOptions& options);
+// True when `flag` takes a value and parse_provider_flag handles it.
+bool is_provider_flag(const std::string& flag);
+inline constexpr const char* kProviderUsage = "[--provider cuda[,cpu]] [--provider-option KEY=VALUE]... [--strict-placement]";
+// Prints where the nodes of `session` run: a count per provider, each node that fell back to
+// the CPU with the reasons, and the copy steps (to stdout).
+void print_placement(const Session& session);
+
 }  // namespace onyx::cli

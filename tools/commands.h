@@ -14,5 +14,6 @@ int profile_summary_command(const std::vector<std::string>& args);
 int compare_command(const std::vector<std::string>& args);
 int optimize_command(const std::vector<std::string>& args);
 int quantize_command(const std::vector<std::string>& args);
+int providers_command(const std::vector<std::string>& args);
 
 }  // namespace onyx::cli

@@ -36,7 +36,10 @@ void print_usage() {
       "                                    int8 weights for MatMul/Gemm (DynamicQuantizeMatMul)\n"
       "  onyx quantize MODEL -o OUT --static (--calibration DIR | --calibration-random N)\n"
       "               [--method minmax|entropy|percentile] [--per-channel] [--format qoperator|qdq]\n"
-      "                                    calibrated int8 activations and weights (QLinearConv, ...)\n\n"
+      "                                    calibrated int8 activations and weights (QLinearConv, ...)\n"
+      "  onyx providers [--require NAME]   the execution providers of this build and whether each\n"
+      "                                    can run here (CUDA needs a device)\n\n"
+      "run, bench and test take --provider cuda[,cpu] [--provider-option KEY=VALUE]... [--strict-placement]\n"
       "FREE-DIMS: --free-dim NAME=VALUE and --free-dim-denotation DATA_BATCH=VALUE (repeatable)\n"
       "           fix symbolic input dims by dim_param name or by ONNX dimension denotation\n");
 }
@@ -72,6 +75,7 @@ int main(int argc, char** argv) {
   if (command == "compare") return onyx::cli::compare_command(args);
   if (command == "optimize") return onyx::cli::optimize_command(args);
   if (command == "quantize") return onyx::cli::quantize_command(args);
+  if (command == "providers") return onyx::cli::providers_command(args);
   std::fprintf(stderr, "onyx: unknown command '%s'\n", command.c_str());
   print_usage();
   return 2;

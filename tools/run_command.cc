@@ -8,6 +8,9 @@
 // --save-optimized writes the graph after optimisation as an ONNX model (large initializers
 // in the external file NAME beside it with --save-optimized-external).
 // --bf16-gemm: SessionOptions::bf16_gemm (float32 MatMul/Gemm with constant weights in bf16).
+// --provider cuda[,cpu] [--provider-option KEY=VALUE]... [--strict-placement]: execution
+// providers in priority order (SessionOptions::providers); --placement prints where the nodes
+// run, which fell back to the CPU and why, and the copies between devices.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -28,6 +31,7 @@ struct RunArgs {
   FeedArgs feeds;
   std::string outputs_dir;
   std::string profile;
+  bool placement = false;
   SessionOptions options;
 };
 
@@ -47,12 +51,19 @@ Result<RunArgs> parse(const std::vector<std::string>& args) {
       ONYX_ASSIGN_OR_RETURN(r.profile, next());
     } else if (a == "--bf16-gemm") {
       r.options.bf16_gemm = true;
+    } else if (a == "--placement") {
+      r.placement = true;
     } else if (is_save_flag(a)) {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
       parse_save_flag(a, v, r.options);
     } else if (is_free_dim_flag(a)) {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
       ONYX_RETURN_IF_ERROR(parse_free_dim_flag(a, v, r.options).status());
+    } else if (is_provider_flag(a)) {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      ONYX_RETURN_IF_ERROR(parse_provider_flag(a, v, r.options).status());
+    } else if (a == "--strict-placement") {
+      ONYX_RETURN_IF_ERROR(parse_provider_flag(a, "", r.options).status());
     } else if (!a.empty() && a[0] == '-') {
       return invalid_argument("unknown option '", a, "'");
     } else if (r.model.empty()) {
@@ -89,6 +100,7 @@ Status run(const RunArgs& a) {
   }
   ONYX_ASSIGN_OR_RETURN(auto session, Session::load_file(a.model, options));
   const auto t1 = std::chrono::steady_clock::now();
+  if (a.placement) print_placement(*session);
   ONYX_ASSIGN_OR_RETURN(auto feeds, gather_feeds(*session, a.feeds));
   const auto t2 = std::chrono::steady_clock::now();
   auto run_result = session->run(feeds);
@@ -114,8 +126,9 @@ int run_command(const std::vector<std::string>& args) {
   auto parsed = parse(args);
   if (!parsed.ok()) {
     std::fprintf(stderr, "onyx run: %s\nusage: onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] "
-                 "[--outputs-dir DIR] [--random-inputs]\n                %s [--profile FILE] [--bf16-gemm]\n                %s\n",
-                 parsed.status().message().c_str(), kFreeDimUsage, kSaveUsage);
+                 "[--outputs-dir DIR] [--random-inputs]\n                %s [--profile FILE] [--bf16-gemm]\n                %s\n"
+                 "                %s [--placement]\n",
+                 parsed.status().message().c_str(), kFreeDimUsage, kSaveUsage, kProviderUsage);
     return 2;
   }
   Status s = run(*parsed);

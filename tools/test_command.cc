@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "compare.h"
 #include "onnx/loader.h"
@@ -30,8 +31,7 @@ Value as_declared_bfloat16(Value v, const ir::TypeInfo& declared) {
 }
 
 // Runs every data set of one case; returns "" on success or the reason for failure.
-std::string run_case(const fs::path& dir, const Tolerance& tol) {
-  SessionOptions options;
+std::string run_case(const fs::path& dir, const Tolerance& tol, SessionOptions options) {
   options.verify_shapes = true;  // static rules must agree with kernels on every case
   auto session = Session::load_file((dir / "model.onnx").string(), options);
   if (!session.ok()) return "load: " + session.status().to_string();
@@ -79,8 +79,23 @@ std::string run_case(const fs::path& dir, const Tolerance& tol) {
 
 int test_command(const std::vector<std::string>& args) {
   Tolerance tol;
+  SessionOptions options;
   std::vector<std::string> dirs;
   for (size_t i = 0; i < args.size(); ++i) {
+    if (is_provider_flag(args[i]) || args[i] == "--strict-placement") {
+      const bool takes_value = args[i] != "--strict-placement";
+      if (takes_value && i + 1 >= args.size()) {
+        std::fprintf(stderr, "onyx test: %s needs a value\n", args[i].c_str());
+        return 2;
+      }
+      Result<bool> parsed = parse_provider_flag(args[i], takes_value ? args[i + 1] : "", options);
+      if (!parsed.ok()) {
+        std::fprintf(stderr, "onyx test: %s\n", parsed.status().message().c_str());
+        return 2;
+      }
+      i += takes_value;
+      continue;
+    }
     if ((args[i] == "--rtol" || args[i] == "--atol") && i + 1 < args.size()) {
       char* end = nullptr;
       const double v = std::strtod(args[i + 1].c_str(), &end);
@@ -95,7 +110,7 @@ int test_command(const std::vector<std::string>& args) {
     else dirs.push_back(args[i]);
   }
   if (dirs.empty()) {
-    std::fprintf(stderr, "usage: onyx test [--rtol R] [--atol A] [--shapes-only] CASE_DIR...\n");
+    std::fprintf(stderr, "usage: onyx test [--rtol R] [--atol A] [--shapes-only] %s CASE_DIR...\n", kProviderUsage);
     return 2;
   }
   int passed = 0, failed = 0;
@@ -103,7 +118,7 @@ int test_command(const std::vector<std::string>& args) {
     fs::path dir(d);
     const std::string id = dir.parent_path().filename().string() + "/" + dir.filename().string();
     const auto start = std::chrono::steady_clock::now();
-    const std::string why = run_case(dir, tol);
+    const std::string why = run_case(dir, tol, options);
     const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
     if (why.empty()) {
       ++passed;

@@ -2,6 +2,7 @@
 #include <pybind11/stl.h>
 
 #include "binding.h"
+#include "providers/execution_provider.h"
 #include "kernels/random_common.h"
 
 #ifndef ONYX_VERSION
@@ -23,9 +24,16 @@ PYBIND11_MODULE(_onyx, m) {
 
   m.attr("__version__") = ONYX_VERSION;
   m.def("get_version_string", [] { return std::string(ONYX_VERSION); });
+#ifdef ONYX_WITH_CUDA
+  m.def("get_build_info", [] { return std::string("onyx " ONYX_VERSION ", CPU, CUDA"); });
+  m.def("get_device", [] { return std::string("GPU"); }, "'GPU' in a build with the CUDA provider, else 'CPU'.");
+#else
   m.def("get_build_info", [] { return std::string("onyx " ONYX_VERSION ", CPU"); });
-  m.def("get_device", [] { return std::string("CPU"); }, "The device onyx computes on: 'CPU'.");
-  m.def("get_available_providers", [] { return std::vector<std::string>{"CPUExecutionProvider"}; });
+  m.def("get_device", [] { return std::string("CPU"); }, "'GPU' in a build with the CUDA provider, else 'CPU'.");
+#endif
+  // The providers this build has (as ONNX Runtime lists the ones it was built with, whether or
+  // not a device is present: asking for CUDA without one is an error at session creation).
+  m.def("get_available_providers", [] { return onyx::ProviderRegistry::global().ort_names(); });
   m.def("get_all_providers", [] {
     // ONNX Runtime's list, so that scripts probing for a provider by name find the name.
     return std::vector<std::string>{

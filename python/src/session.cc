@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "binding.h"
+#include "providers/execution_provider.h"
 
 namespace onyx::python {
 
@@ -17,8 +18,11 @@ const RunOptions& run_options_of(py::handle obj) {
   return obj.cast<const PyRunOptions&>().core;
 }
 
-PySession::PySession(const PySessionOptions& options, py::handle model, bool is_path) : options_(options) {
-  const SessionOptions core = options.resolved();
+PySession::PySession(const PySessionOptions& options, py::handle model, bool is_path,
+                     const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& providers)
+    : options_(options) {
+  SessionOptions core = options.resolved();
+  for (const auto& [name, provider_options] : providers) core.append_provider(name, provider_options);
   Result<std::unique_ptr<Session>> loaded = Status(StatusCode::kInternal, "not loaded");
   if (is_path) {
     const std::string path = model.cast<std::string>();
@@ -172,8 +176,17 @@ std::string PySession::names(bool outputs) const {
 
 void register_session(py::module_& m) {
   py::class_<PySession>(m, "InferenceSession")
-      .def(py::init<const PySessionOptions&, py::handle, bool>(), py::arg("sess_options"), py::arg("model"),
-           py::arg("is_path"))
+      .def(py::init<const PySessionOptions&, py::handle, bool,
+                    const std::vector<std::pair<std::string, std::map<std::string, std::string>>>&>(),
+           py::arg("sess_options"), py::arg("model"), py::arg("is_path"),
+           py::arg("providers") = std::vector<std::pair<std::string, std::map<std::string, std::string>>>{})
+      .def_property_readonly("providers",
+                             [](const PySession& s) {
+                               std::vector<std::string> out;
+                               for (const std::string& n : s.session().provider_names())
+                                 out.push_back(ProviderRegistry::global().ort_name(n));
+                               return out;
+                             })
       .def("run", &PySession::run, py::arg("output_names"), py::arg("input_feed"), py::arg("run_options") = py::none())
       .def("run_with_ort_values", &PySession::run_with_ort_values, py::arg("output_names"),
            py::arg("input_dict_ort_values"), py::arg("run_options") = py::none())

@@ -20,11 +20,23 @@ namespace onyx {
 
 class Buffer;
 
+// Where a tensor's bytes live. kSimulated is host memory that the runtime treats as a separate
+// device (copies at its edges, no CPU kernel reads it): the placement tests' stand-in for a GPU.
 struct Device {
-  enum class Type { kCpu, kCuda };
+  enum class Type { kCpu, kCuda, kSimulated };
   Type type = Type::kCpu;
   int index = 0;
-  std::string to_string() const { return type == Type::kCpu ? "cpu" : "cuda:" + std::to_string(index); }
+  bool is_cpu() const { return type == Type::kCpu; }
+  bool operator==(const Device& o) const { return type == o.type && (type == Type::kCpu || index == o.index); }
+  bool operator!=(const Device& o) const { return !(*this == o); }
+  std::string to_string() const {
+    switch (type) {
+      case Type::kCpu: return "cpu";
+      case Type::kCuda: return "cuda:" + std::to_string(index);
+      case Type::kSimulated: return "simulated:" + std::to_string(index);
+    }
+    return "?";
+  }
 };
 
 class Allocator {

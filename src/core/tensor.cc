@@ -53,7 +53,7 @@ Result<Tensor> Tensor::create(DataType dtype, const Shape& shape, Allocator* all
   }
 }
 
-Result<Tensor> Tensor::borrow(DataType dtype, const Shape& shape, void* data, size_t size) {
+Result<Tensor> Tensor::borrow(DataType dtype, const Shape& shape, void* data, size_t size, Device device) {
   const int64_t n = shape_size(shape);
   if (n < 0) return invalid_argument("invalid tensor shape ", shape_to_string(shape));
   const size_t item = data_type_size(dtype);
@@ -63,7 +63,7 @@ Result<Tensor> Tensor::borrow(DataType dtype, const Shape& shape, void* data, si
     return invalid_argument("a ", data_type_name(dtype), shape_to_string(shape), " tensor needs ", uint64_t(n) * item,
                             " bytes; the caller's buffer has ", size);
   if (n > 0 && !data) return invalid_argument("null data for a non-empty tensor");
-  return Tensor(dtype, shape, std::make_shared<Buffer>(data, size, nullptr));
+  return Tensor(dtype, shape, std::make_shared<Buffer>(data, size, nullptr, device));
 }
 
 Result<Tensor> Tensor::reshaped(const Shape& shape) const {

@@ -1,7 +1,9 @@
 // Buffer and Tensor.
 //
 // A Buffer is a span of bytes plus a keeper that owns whatever backs it: aligned heap memory,
-// a memory-mapped file window, caller memory (no keeper) or an array of std::string.
+// a memory-mapped file window, caller memory (no keeper), an array of std::string, or memory
+// of another device (Buffer::device(): host code must not read such bytes; a provider's
+// copy() moves them).
 // A Tensor is (dtype, shape, buffer, byte offset). Copying a Tensor shares the buffer;
 // clone() copies the data. Element data is row-major and contiguous.
 #pragma once
@@ -18,18 +20,20 @@ namespace onyx {
 
 class Buffer {
  public:
-  Buffer(void* data, size_t size, std::shared_ptr<void> keeper)
-      : data_(data), size_(size), keeper_(std::move(keeper)) {}
+  Buffer(void* data, size_t size, std::shared_ptr<void> keeper, Device device = Device{})
+      : data_(data), size_(size), keeper_(std::move(keeper)), device_(device) {}
   // Aligned (64-byte) heap memory of `size` bytes, zero-filled. For kString, constructs
   // `size / sizeof(std::string)` empty strings.
   static std::shared_ptr<Buffer> allocate(size_t size, DataType dtype = DataType::kUInt8, bool zero_fill = true);
   void* data() const { return data_; }
   size_t size() const { return size_; }
+  const Device& device() const { return device_; }
 
  private:
   void* data_;
   size_t size_;
   std::shared_ptr<void> keeper_;
+  Device device_;
 };
 
 class Tensor {
@@ -49,7 +53,9 @@ class Tensor {
   // `size` bytes at `data` alive, and does not free them, for as long as any copy of the
   // tensor lives. Checks that `size` covers the shape; kString is refused (it needs
   // constructed std::string objects, which Tensor::create makes).
-  static Result<Tensor> borrow(DataType dtype, const Shape& shape, void* data, size_t size);
+  // `device` says where those bytes are (device memory for IO binding on a GPU).
+  static Result<Tensor> borrow(DataType dtype, const Shape& shape, void* data, size_t size,
+                               Device device = Device{});
   // A scalar tensor (rank 0) holding `v`.
   template <typename T> static Tensor scalar(T v) {
     Tensor t(data_type_of<T>, {});
@@ -72,11 +78,13 @@ class Tensor {
   template <typename T> const T* data() const { return static_cast<const T*>(raw_data()); }
 
   const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
+  // Where the elements live (the CPU for a tensor without a buffer).
+  Device device() const { return buffer_ ? buffer_->device() : Device{}; }
   size_t offset() const { return offset_; }
 
   // Same data, new shape (numel must match; checked).
   Result<Tensor> reshaped(const Shape& shape) const;
-  // Deep copy (strings copied element-wise).
+  // Deep copy (strings copied element-wise). Host tensors only.
   Tensor clone() const;
   // Element `i` converted to double / int64 (any numeric or bool dtype); for shape-like inputs.
   double get_double(int64_t i) const;

@@ -21,6 +21,7 @@
 
 namespace onyx {
 
+class ExecutionProvider;  // providers/execution_provider.h
 class GraphPlan;  // session/graph_plan.h: a planned graph (If/Loop/Scan bodies too)
 using SubgraphPlan = GraphPlan;
 class Frame;         // session/graph_plan.h: the values of one running graph
@@ -41,11 +42,14 @@ class KernelInfo {
  public:
   KernelInfo(const ir::Node& node, int64_t opset, std::vector<const Tensor*> constant_inputs,
              std::function<Result<std::shared_ptr<const SubgraphPlan>>(const ir::Graph&)> plan_subgraph,
-             KernelSettings settings = {})
+             KernelSettings settings = {}, ExecutionProvider* provider = nullptr)
       : node_(node), opset_(opset), constant_inputs_(std::move(constant_inputs)),
-        plan_subgraph_(std::move(plan_subgraph)), settings_(settings) {}
+        plan_subgraph_(std::move(plan_subgraph)), settings_(settings), provider_(provider) {}
 
   const ir::Node& node() const { return node_; }
+  // The provider the node was placed on (its stream, handles and memory); null for the CPU.
+  // It outlives the kernel.
+  ExecutionProvider* provider() const { return provider_; }
   int64_t opset() const { return opset_; }
   const KernelSettings& settings() const { return settings_; }
   int num_inputs() const { return int(node_.inputs.size()); }
@@ -75,6 +79,7 @@ class KernelInfo {
   std::vector<const Tensor*> constant_inputs_;
   std::function<Result<std::shared_ptr<const SubgraphPlan>>(const ir::Graph&)> plan_subgraph_;
   KernelSettings settings_;
+  ExecutionProvider* provider_;
 };
 
 // What compute() sees: the node's input values and its output slots for one run.
@@ -117,9 +122,14 @@ class KernelContext {
   // Runs a planned subgraph with these inputs; it reads outer-scope values from this frame.
   Result<std::vector<Value>> run_subgraph(const SubgraphPlan& plan, std::vector<Value> inputs) const;
 
+  // Where outputs and scratch come from: the run's arena (null, the CPU) or the memory of the
+  // device the node was placed on. Set by the plan before compute.
+  void set_device_allocator(Allocator* allocator) { device_allocator_ = allocator; }
+
  private:
   Result<Tensor*> allocate_output_filled(int i, DataType dtype, const Shape& shape, bool zero_fill);
 
+  Allocator* device_allocator_ = nullptr;
   const std::vector<const Value*>& inputs_;
   std::vector<Value*>& outputs_;
   const Frame* frame_;
@@ -148,20 +158,41 @@ using KernelFactory = std::function<std::unique_ptr<Kernel>()>;
 
 inline constexpr int kLatestOpset = 1000;
 
+// What a provider's kernel is asked before a node is placed on it: the node and the element
+// types static inference knows for its inputs and outputs (kUndefined where it does not).
+struct KernelQuery {
+  const ir::Node& node;
+  int64_t opset;
+  std::vector<DataType> input_types;
+  std::vector<DataType> output_types;
+};
+
 struct KernelDef {
-  std::string provider;  // "CPU"
+  std::string provider;  // "CPU", "CUDA"
   std::string domain;    // "" for ai.onnx
   std::string op;
   int since_opset;       // first model opset (for the domain) this kernel serves
   int until_opset;       // last one, inclusive; kLatestOpset for open-ended
   KernelFactory factory;
+  // Null: the kernel takes every node it is registered for. Otherwise "" when it takes this
+  // node, or why not ("takes float32 and float16, not int64 (input 0)"), for the placement
+  // report. Device kernels say no to types they cannot compute, so that such a node goes to
+  // the CPU instead of failing at run.
+  std::function<std::string(const KernelQuery&)> refuses;
+  // Inputs a device kernel reads on the host (shapes, axes, sizes): the planner keeps them
+  // there. Ignored for CPU kernels.
+  std::vector<int> host_inputs;
+  // A CPU kernel that never reads the elements of its other inputs (Reshape, Squeeze,
+  // Identity: the output views the input's buffer): it serves every provider that has no
+  // kernel of its own for the op, on that provider's device.
+  bool any_device = false;
 };
 
 class KernelRegistry {
  public:
   static KernelRegistry& global();
   void add(KernelDef def);
-  // The kernel for a node, or null.
+  // The kernel for a node on `provider` (or a CPU kernel with any_device), or null.
   const KernelDef* find(const std::string& provider, const std::string& domain, const std::string& op,
                         int64_t opset) const;
   const std::vector<KernelDef>& all() const { return defs_; }
@@ -174,10 +205,28 @@ struct KernelRegistrar {
   explicit KernelRegistrar(KernelDef def) { KernelRegistry::global().add(std::move(def)); }
 };
 
+// A kernel of another provider, with its KernelDef::refuses check (a callable, or nullptr)
+// and its host inputs (a braced list):
+// ONYX_REGISTER_PROVIDER_KERNEL("CUDA", "", "Relu", 6, kLatestOpset, CudaRelu, float_types_only, {});
+#define ONYX_REGISTER_PROVIDER_KERNEL(PROVIDER, DOMAIN, OP, SINCE, UNTIL, CLASS, REFUSES, ...)       \
+  static ::onyx::KernelRegistrar ONYX_CONCAT(onyx_kernel_registrar_, __COUNTER__)(                 \
+      ::onyx::KernelDef{PROVIDER, DOMAIN, OP, SINCE, UNTIL,                                         \
+                        []() -> std::unique_ptr<::onyx::Kernel> { return std::make_unique<CLASS>(); }, \
+                        REFUSES, std::vector<int> __VA_ARGS__, false})
+
+// A CPU kernel that serves every device (KernelDef::any_device), with its host inputs:
+// ONYX_REGISTER_ANY_DEVICE_KERNEL("", "Reshape", 1, kLatestOpset, ReshapeKernel, {1});
+#define ONYX_REGISTER_ANY_DEVICE_KERNEL(DOMAIN, OP, SINCE, UNTIL, CLASS, ...)                             \
+  static ::onyx::KernelRegistrar ONYX_CONCAT(onyx_kernel_registrar_, __COUNTER__)(                    \
+      ::onyx::KernelDef{"CPU", DOMAIN, OP, SINCE, UNTIL,                                                \
+                        []() -> std::unique_ptr<::onyx::Kernel> { return std::make_unique<CLASS>(); },    \
+                        nullptr, std::vector<int> __VA_ARGS__, true})
+
 // ONYX_REGISTER_KERNEL("", "Relu", 6, kLatestOpset, ReluKernel);
 #define ONYX_REGISTER_KERNEL(DOMAIN, OP, SINCE, UNTIL, CLASS)                              \
   static ::onyx::KernelRegistrar ONYX_CONCAT(onyx_kernel_registrar_, __COUNTER__)(         \
       ::onyx::KernelDef{"CPU", DOMAIN, OP, SINCE, UNTIL,                                     \
-                        []() -> std::unique_ptr<::onyx::Kernel> { return std::make_unique<CLASS>(); }})
+                        []() -> std::unique_ptr<::onyx::Kernel> { return std::make_unique<CLASS>(); }, \
+                        nullptr, {}, false})
 
 }  // namespace onyx

@@ -17,6 +17,12 @@ const KernelDef* KernelRegistry::find(const std::string& provider, const std::st
         opset <= def.until_opset)
       return &def;
   }
+  if (provider == "CPU") return nullptr;
+  for (const KernelDef& def : defs_) {
+    if (def.any_device && def.provider == "CPU" && def.domain == d && def.op == op && opset >= def.since_opset &&
+        opset <= def.until_opset)
+      return &def;
+  }
   return nullptr;
 }
 

@@ -112,7 +112,7 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
                                                     const Scope* outer,
                                                     const std::unordered_map<std::string, ir::TypeInfo>* verify_types,
                                                     const std::function<void(const std::string&)>& on_release,
-                                                    KernelSettings settings) {
+                                                    KernelSettings settings, const PlacementOptions* placement) {
   std::shared_ptr<GraphPlan> plan(new GraphPlan(graph));
   std::vector<const ir::Node*> order;
   ONYX_RETURN_IF_ERROR(plan->order_nodes(order, outer));
@@ -154,18 +154,90 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
   }
   for (const auto& vi : graph.outputs)
     if (auto it = plan->slot_of_.find(vi.name); it != plan->slot_of_.end()) releasable[size_t(it->second)] = false;
+  // A device kernel reads a copy of a constant made at plan time (below), never the host data:
+  // for the host constant it counts as a reader that released it.
   auto after_prepare = [&](const Step& step) {
     const std::vector<int> released = step.kernel->released_constant_inputs();
     for (size_t k = 0; k < step.inputs.size(); ++k) {
-      const int s = step.inputs[k];
+      const std::string& name = step.node->inputs[k];
+      const int s = name.empty() ? -1 : plan->slot_of_.at(name);
       if (s < 0 || size_t(s) >= readers_left.size() || !plan->constants_[size_t(s)].is_tensor()) continue;
-      if (std::find(released.begin(), released.end(), int(k)) == released.end()) releasable[size_t(s)] = false;
+      const bool read_as_copy = step.inputs[k] != s;
+      if (!read_as_copy && std::find(released.begin(), released.end(), int(k)) == released.end())
+        releasable[size_t(s)] = false;
       if (--readers_left[size_t(s)] > 0 || !releasable[size_t(s)]) continue;
       const Tensor& t = plan->constants_[size_t(s)].tensor();
       plan->constants_[size_t(s)] = Value(Tensor(t.dtype(), t.shape(), std::make_shared<Buffer>(nullptr, 0, nullptr)));
       plan->released_constants_.push_back(plan->slot_names_[size_t(s)]);
       if (on_release) on_release(plan->slot_names_[size_t(s)]);
     }
+  };
+
+  // Providers in priority order, the CPU last when not listed; where each slot's value lives
+  // (the CPU unless said otherwise); the copies made so far, by (slot, device).
+  std::vector<std::shared_ptr<ExecutionProvider>> providers;
+  if (placement) providers = placement->providers;
+  if (std::none_of(providers.begin(), providers.end(), [](const auto& p) { return p->name() == "CPU"; }))
+    providers.push_back(CpuProvider::shared());
+  plan->providers_ = providers;
+  const bool single_provider = providers.size() == 1;
+  PlacementOptions default_placement;
+  const PlacementOptions& place = placement ? *placement : default_placement;
+  std::set<std::string> captured;  // names this graph's subgraphs read
+  for (const ir::Node* node : single_provider ? std::vector<const ir::Node*>{} : order)
+    for (const auto& name : node_reads(*node))
+      if (std::find(node->inputs.begin(), node->inputs.end(), name) == node->inputs.end()) captured.insert(name);
+  std::unordered_map<int, Device> device_of_slot;
+  std::map<std::pair<int, std::string>, int> copies;
+  auto device_of = [&](int s) {
+    auto it = device_of_slot.find(s);
+    return it == device_of_slot.end() ? Device{} : it->second;
+  };
+  auto provider_of = [&](Device d) -> std::shared_ptr<ExecutionProvider> {
+    for (const auto& p : providers)
+      if (p->device() == d) return p;
+    return nullptr;
+  };
+  // The slot holding slot `s`'s value on `target`: `s` itself, or a copy made once (constants
+  // now, other values by a copy step placed before the first reader that needs it).
+  auto moved_to = [&](int s, Device target) -> Result<int> {
+    const Device here = device_of(s);
+    if (here == target) return s;
+    const auto key = std::make_pair(s, target.to_string());
+    if (auto it = copies.find(key); it != copies.end()) return it->second;
+    std::shared_ptr<ExecutionProvider> via = provider_of(target.is_cpu() ? here : target);
+    if (!via || (!here.is_cpu() && !target.is_cpu()))
+      return not_implemented("no copy from ", here.to_string(), " to ", target.to_string());
+    const std::string source = plan->slot_names_[size_t(s)];
+    const int c = plan->slot(source + "@" + target.to_string());
+    const Value& constant = plan->constants_[size_t(s)];
+    if (constant.is_tensor() && !graph_input_names.count(source)) {
+      const Tensor& host = constant.tensor();
+      ONYX_ASSIGN_OR_RETURN(Tensor copy, Tensor::create(host.dtype(), host.shape(), via->allocator(), false));
+      Status st = via->copy(host, copy);
+      if (!st.ok()) return std::move(st).with_context("while copying initializer '" + source + "' to " + target.to_string());
+      plan->constants_[size_t(c)] = Value(std::move(copy));
+    } else {
+      ir::Node& n = plan->copy_nodes_.emplace_back();
+      n.name = "copy of '" + source + "' to " + target.to_string();
+      n.op_type = target.is_cpu() ? "MemcpyToHost" : "MemcpyFromHost";
+      n.inputs = {source};
+      n.outputs = {plan->slot_names_[size_t(c)]};
+      Step step;
+      step.node = &n;
+      step.opset = 1;
+      step.kernel = std::make_unique<DeviceCopyKernel>(via, target);
+      step.inputs = {s};
+      step.outputs = {c};
+      step.provider = via->name();
+      step.device = via.get();
+      step.allocator = target.is_cpu() ? nullptr : via->allocator();
+      plan->placement_.push_back(NodePlacement{n.label(), n.op_type, via->name(), "", true});
+      plan->steps_.push_back(std::move(step));
+    }
+    device_of_slot[c] = target;
+    copies.emplace(key, c);
+    return c;
   };
 
   std::map<std::string, int64_t> opsets_copy = opsets;
@@ -176,14 +248,43 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     if (it == opsets.end())
       return invalid_model("node ", node->label(), " uses domain '", node->domain, "', which the model does not import");
     step.opset = it->second;
+    NodeChoice choice;
+    if (!single_provider) {
+      ONYX_ASSIGN_OR_RETURN(choice, choose_provider(*node, step.opset, providers, place, captured));
+    }
+    const std::shared_ptr<ExecutionProvider>& provider = providers[choice.provider];
+    const bool on_device = provider->name() != "CPU";
+    const KernelDef* def = KernelRegistry::global().find(provider->name(), node->domain, node->op_type, step.opset);
+    if (!def) {
+      return not_implemented("no CPU kernel for ", node->domain.empty() ? "" : node->domain + ":", node->op_type,
+                             " at opset ", step.opset, " (node ", node->label(), ")");
+    }
     std::vector<const Tensor*> constant_inputs;
-    for (const auto& in : node->inputs) {
-      step.inputs.push_back(in.empty() ? -1 : plan->slot(in));
+    for (size_t k = 0; k < node->inputs.size(); ++k) {
+      const std::string& in = node->inputs[k];
+      int s = in.empty() ? -1 : plan->slot(in);
+      if (s >= 0 && !single_provider) {
+        const bool on_host = !on_device || std::find(def->host_inputs.begin(), def->host_inputs.end(), int(k)) !=
+                                               def->host_inputs.end();
+        ONYX_ASSIGN_OR_RETURN(s, moved_to(s, on_host ? Device{} : provider->device()));
+      }
+      step.inputs.push_back(s);
       auto init = graph.initializers.find(in);
       const bool constant = !in.empty() && init != graph.initializers.end() && !graph_input_names.count(in);
       constant_inputs.push_back(constant ? &init->second : nullptr);
     }
-    for (const auto& out : node->outputs) step.outputs.push_back(out.empty() ? -1 : plan->slot(out));
+    for (const auto& out : node->outputs) {
+      step.outputs.push_back(out.empty() ? -1 : plan->slot(out));
+      if (on_device && !out.empty()) device_of_slot[step.outputs.back()] = provider->device();
+    }
+    if (on_device) {
+      step.provider = provider->name();
+      step.device = provider.get();
+      step.allocator = provider->allocator();
+    }
+    plan->placement_.push_back(NodePlacement{node->label(),
+                                             node->domain.empty() ? node->op_type : node->domain + ":" + node->op_type,
+                                             provider->name(), choice.reason, false});
     if (verify_types) {
       for (const auto& out : node->outputs) {
         auto t = verify_types->find(out);
@@ -191,11 +292,6 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
       }
     }
 
-    const KernelDef* def = KernelRegistry::global().find("CPU", node->domain, node->op_type, step.opset);
-    if (!def) {
-      return not_implemented("no CPU kernel for ", node->domain.empty() ? "" : node->domain + ":", node->op_type,
-                             " at opset ", step.opset, " (node ", node->label(), ")");
-    }
     step.kernel = def->factory();
     const Scope* scope_ptr = scope.get();
     KernelInfo info(*node, step.opset, std::move(constant_inputs),
@@ -203,10 +299,11 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
                       ONYX_ASSIGN_OR_RETURN(auto p, GraphPlan::build(sub, opsets_copy, scope_ptr, nullptr, nullptr, settings));
                       return std::shared_ptr<const SubgraphPlan>(std::move(p));
                     },
-                    settings);
+                    settings, on_device ? provider.get() : nullptr);
     Status st = guarded("kernel prepare", [&] { return step.kernel->prepare(info); });
     if (!st.ok())
-      return std::move(st).with_context("while preparing node " + node->label() + " at opset " + std::to_string(step.opset));
+      return std::move(st).with_context("while preparing node " + node->label() + " at opset " +
+                                        std::to_string(step.opset) + (on_device ? " on " + provider->name() : ""));
     after_prepare(step);
     plan->steps_.push_back(std::move(step));
   }
@@ -215,7 +312,11 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     if (vi.name.empty()) return invalid_model("graph '", graph.name, "' has an output without a name");
     if (!scope->names.count(vi.name) && !(outer && outer->contains(vi.name)))
       return invalid_model("graph output '", vi.name, "' is not defined by any node, input or initializer");
-    plan->output_slots_.push_back(plan->slot(vi.name));
+    int s = plan->slot(vi.name);
+    if (!single_provider) {
+      ONYX_ASSIGN_OR_RETURN(s, moved_to(s, Device{}));  // outputs are returned on the host
+    }
+    plan->output_slots_.push_back(s);
   }
 
   // Release each non-constant slot after its last reader; keep outputs, inputs and captures.
@@ -224,7 +325,8 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     Step& step = plan->steps_[s];
     for (int in : step.inputs)
       if (in >= 0) step.reads.push_back(in);
-    for (const auto& name : node_reads(*step.node)) {
+    for (const auto& name : node_reads(*step.node)) {  // what its subgraphs read
+      if (std::find(step.node->inputs.begin(), step.node->inputs.end(), name) != step.node->inputs.end()) continue;
       auto it = plan->slot_of_.find(name);
       if (it != plan->slot_of_.end()) step.reads.push_back(it->second);
     }
@@ -308,17 +410,19 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
       out_ptrs.push_back(s >= 0 ? &frame.values[size_t(s)] : nullptr);
     }
     KernelContext ctx(in_ptrs, out_ptrs, &frame);
+    ctx.set_device_allocator(step.allocator);
     Status st;
     if (!frame.profile) {  // the only cost of profiling when it is off
       st = guarded("kernel", [&] { return step.kernel->compute(ctx); });
     } else {
       const ProfileClock::time_point start = ProfileClock::now();
       st = guarded("kernel", [&] { return step.kernel->compute(ctx); });
-      if (st.ok()) frame.profile->node_event(*step.node, graph_.name, start, in_ptrs, out_ptrs);
+      if (st.ok() && step.device) st = step.device->synchronize();  // the kernel's own time, not its queueing
+      if (st.ok()) frame.profile->node_event(*step.node, graph_.name, start, in_ptrs, out_ptrs, step.provider);
     }
     if (!st.ok()) {
       return std::move(st).with_context("while running node " + step.node->label() + " at opset " +
-                                        std::to_string(step.opset));
+                                        std::to_string(step.opset) + (step.device ? " on " + step.provider : ""));
     }
     if (!step.static_types.empty()) ONYX_RETURN_IF_ERROR(verify_outputs(step, frame));
     for (int s : step.release) frame.values[size_t(s)] = Value();
@@ -377,13 +481,15 @@ Result<Tensor*> KernelContext::allocate_output_uninitialized(int i, DataType dty
 Result<Tensor*> KernelContext::allocate_output_filled(int i, DataType dtype, const Shape& shape, bool zero_fill) {
   if (i < 0) return runtime_error("kernel wrote output ", i);
   Value* slot = i < num_outputs() ? outputs_[size_t(i)] : nullptr;
-  if (const Tensor* target = slot && frame_ ? frame_->output_target(slot) : nullptr;
-      target && target->dtype() == dtype && target->shape() == shape && dtype != DataType::kString) {
+  if (const Tensor* target = slot && frame_ && !device_allocator_ ? frame_->output_target(slot) : nullptr;
+      target && target->dtype() == dtype && target->shape() == shape && dtype != DataType::kString &&
+      target->device().is_cpu()) {
     *slot = Value(*target);  // the caller's bound buffer: written in place, nothing to copy later
     if (zero_fill && target->nbytes()) std::memset(slot->tensor().raw_data(), 0, target->nbytes());
     return &slot->tensor();
   }
-  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape, frame_ ? frame_->arena : nullptr, zero_fill));
+  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape, device_allocator_ ? device_allocator_
+                                                                : frame_ ? frame_->arena : nullptr, zero_fill));
   if (!slot) {  // an output the node does not use: scratch, dropped after compute
     if (scratch_.size() <= size_t(i)) scratch_.resize(size_t(i) + 1);
     slot = &scratch_[size_t(i)];
@@ -393,7 +499,7 @@ Result<Tensor*> KernelContext::allocate_output_filled(int i, DataType dtype, con
 }
 
 Result<Tensor> KernelContext::allocate_scratch(DataType dtype, const Shape& shape, bool zero_fill) const {
-  return Tensor::create(dtype, shape, frame_ ? frame_->arena : nullptr, zero_fill);
+  return Tensor::create(dtype, shape, device_allocator_ ? device_allocator_ : frame_ ? frame_->arena : nullptr, zero_fill);
 }
 
 Status KernelContext::check_stop() const {

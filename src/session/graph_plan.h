@@ -7,6 +7,7 @@
 #pragma once
 #include <atomic>
 #include <chrono>
+#include <deque>
 #include <functional>
 #include <map>
 #include <memory>
@@ -19,6 +20,7 @@
 #include "core/value.h"
 #include "ir/graph.h"
 #include "kernels/kernel.h"
+#include "session/placement.h"
 
 namespace onyx {
 
@@ -63,11 +65,14 @@ class GraphPlan {
   // Plans `graph` (which must outlive the plan). `opsets` maps domain -> model opset.
   // With `verify_types`, every node output named there is checked at run against that
   // static type (an INTERNAL error on a misfit): static rules and kernels must agree.
-  // `settings` reach every kernel's prepare, subgraphs' included.
+  // `settings` reach every kernel's prepare, subgraphs' included. `placement` (null: all on
+  // the CPU) places the nodes of this graph on providers and adds the copies between them
+  // (session/placement.h); subgraphs run on the CPU.
   static Result<std::shared_ptr<GraphPlan>> build(
       const ir::Graph& graph, const std::map<std::string, int64_t>& opsets, const Scope* outer,
       const std::unordered_map<std::string, ir::TypeInfo>* verify_types = nullptr,
-      const std::function<void(const std::string&)>& on_release = nullptr, KernelSettings settings = {});
+      const std::function<void(const std::string&)>& on_release = nullptr, KernelSettings settings = {},
+      const PlacementOptions* placement = nullptr);
 
   // Runs the graph: `inputs` in graph-input order (a none Value lets an initializer default
   // apply); returns the graph outputs in order (none for an output whose producer was
@@ -80,6 +85,8 @@ class GraphPlan {
   std::vector<char> steps_for_outputs(const std::vector<size_t>& outputs) const;
 
   const ir::Graph& graph() const { return graph_; }
+  // Where each step runs, in plan order, copy steps included.
+  const std::vector<NodePlacement>& placement() const { return placement_; }
   // (node, Kernel::implementation()) for every step of this graph whose kernel names one.
   std::vector<std::pair<const ir::Node*, std::string>> implementations() const;
   // Initializers whose data the plan dropped because every reader packed its own copy in
@@ -98,6 +105,9 @@ class GraphPlan {
     const ir::Node* node = nullptr;
     int64_t opset = 0;
     std::unique_ptr<Kernel> kernel;
+    std::string provider = "CPU";             // ExecutionProvider::name, for profiles and messages
+    ExecutionProvider* device = nullptr;      // the provider when not the CPU
+    Allocator* allocator = nullptr;           // the device's memory for its outputs; null: the run's arena
     std::vector<int> inputs;   // slot per node input; -1 for omitted
     std::vector<int> outputs;  // slot per node output; -1 for omitted
     std::vector<int> release;  // slots whose last reader is this step
@@ -119,6 +129,11 @@ class GraphPlan {
   std::vector<int> captured_slots_;
   std::vector<std::string> captured_names_;
   std::vector<Step> steps_;
+  // Placement (main graph only): the providers steps run on, the nodes of copy steps, and the
+  // report.
+  std::vector<std::shared_ptr<ExecutionProvider>> providers_;
+  std::deque<ir::Node> copy_nodes_;
+  std::vector<NodePlacement> placement_;
 };
 
 // The values of one running graph; outer-scope lookups walk the parent chain.

@@ -117,7 +117,8 @@ Result<std::string> Profiler::end() {
 }
 
 void RunProfile::node_event(const ir::Node& node, const std::string& graph_name, ProfileClock::time_point start,
-                            const std::vector<const Value*>& inputs, const std::vector<Value*>& outputs) {
+                            const std::vector<const Value*>& inputs, const std::vector<Value*>& outputs,
+                            const std::string& provider) {
   const auto end = ProfileClock::now();
   ProfileEvent e;
   e.name = node.name.empty() ? node.op_type : node.name;
@@ -128,7 +129,7 @@ void RunProfile::node_event(const ir::Node& node, const std::string& graph_name,
   const std::string op = node.domain.empty() ? node.op_type : node.domain + ":" + node.op_type;
   std::vector<const Value*> outs(outputs.begin(), outputs.end());
   e.args = "\"op_name\":" + json::quote(op) + ",\"node_name\":" + json::quote(node.name) +
-           ",\"provider\":\"CPU\",\"graph\":" + json::quote(graph_name) + ",\"input_type_shape\":" + type_shapes(inputs) +
+           ",\"provider\":" + json::quote(provider) + ",\"graph\":" + json::quote(graph_name) + ",\"input_type_shape\":" + type_shapes(inputs) +
            ",\"output_type_shape\":" + type_shapes(outs);
   std::lock_guard<std::mutex> lock(mutex_);
   events_.push_back(std::move(e));

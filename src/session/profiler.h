@@ -76,7 +76,8 @@ class RunProfile {
   // Records one kernel call of `node` (in graph `graph_name`) from `start` to now, with the
   // types and shapes of its inputs and outputs (null entries are omitted optionals).
   void node_event(const ir::Node& node, const std::string& graph_name, ProfileClock::time_point start,
-                  const std::vector<const Value*>& inputs, const std::vector<Value*>& outputs);
+                  const std::vector<const Value*>& inputs, const std::vector<Value*>& outputs,
+                  const std::string& provider = "CPU");
   std::vector<ProfileEvent>& events() { return events_; }
 
  private:

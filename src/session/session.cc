@@ -1,5 +1,6 @@
 #include "session/session.h"
 
+#include <algorithm>
 #include <set>
 
 #include "core/logging.h"
@@ -110,6 +111,20 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
     ONYX_RETURN_IF_ERROR(onnx_format::save_model(*s->model_, options.optimized_model_filepath, save));
     mark("save_optimized_model");
   }
+  PlacementOptions placement;
+  for (const auto& [name, provider_options] : options.providers) {
+    ONYX_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> provider,
+                          ProviderRegistry::global().create(name, provider_options));
+    for (const auto& have : placement.providers)
+      if (have->name() == provider->name()) return invalid_argument("provider '", name, "' is listed twice");
+    placement.providers.push_back(std::move(provider));
+  }
+  if (std::none_of(placement.providers.begin(), placement.providers.end(),
+                   [](const auto& p) { return p->name() == "CPU"; }))
+    placement.providers.push_back(CpuProvider::shared());
+  placement.strict = options.disable_cpu_fallback;
+  placement.types = &s->types_->all;
+  s->providers_ = placement.providers;
   ONYX_ASSIGN_OR_RETURN(s->plan_, GraphPlan::build(s->model_->graph, s->model_->opsets, nullptr,
                                                    options.verify_shapes ? &s->types_->inferred : nullptr,
                                                    // weights the kernels packed are held once, packed: the
@@ -122,11 +137,17 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
                                                        onnx_format::release_mapped_pages(t.raw_data(), t.nbytes());
                                                      t = Tensor(t.dtype(), t.shape(), std::make_shared<Buffer>(nullptr, 0, nullptr));
                                                    },
-                                                   KernelSettings{options.bf16_gemm}));
+                                                   KernelSettings{options.bf16_gemm}, &placement));
   mark("planning");
+  std::map<std::string, size_t> per_provider;
+  size_t copies = 0;
+  for (const NodePlacement& p : s->plan_->placement()) p.is_copy ? ++copies : ++per_provider[p.provider];
+  std::string where;
+  for (const auto& [provider, n] : per_provider) where += (where.empty() ? "" : ", ") + std::to_string(n) + " on " + provider;
   log_message(LogLevel::kInfo, options.log_level,
-              "planned " + std::to_string(s->model_->graph.nodes.size()) + " nodes on CPU (IR " +
-                  std::to_string(s->model_->ir_version) + ", producer '" + s->model_->producer_name + "')");
+              "planned " + std::to_string(s->model_->graph.nodes.size()) + " nodes (" + where + ", " +
+                  std::to_string(copies) + " copy steps; IR " + std::to_string(s->model_->ir_version) +
+                  ", producer '" + s->model_->producer_name + "')");
   return s;
 }
 
@@ -191,6 +212,20 @@ bool Session::profiling() const { return profiler_ && profiler_->active(); }
 std::vector<std::pair<std::string, std::string>> Session::kernel_implementations() const {
   std::vector<std::pair<std::string, std::string>> out;
   for (auto& [node, how] : plan_->implementations()) out.emplace_back(node->label(), how);
+  return out;
+}
+
+const std::vector<NodePlacement>& Session::placement() const { return plan_->placement(); }
+
+std::vector<std::string> Session::provider_descriptions() const {
+  std::vector<std::string> out;
+  for (const auto& p : providers_) out.push_back(p->description());
+  return out;
+}
+
+std::vector<std::string> Session::provider_names() const {
+  std::vector<std::string> out;
+  for (const auto& p : providers_) out.push_back(p->name());
   return out;
 }
 

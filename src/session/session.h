@@ -12,7 +12,9 @@
 #include "core/allocator.h"
 #include "core/value.h"
 #include "ir/graph.h"
+#include "providers/execution_provider.h"
 #include "session/io_binding.h"
+#include "session/placement.h"
 #include "session/run_options.h"
 
 namespace onyx {
@@ -124,6 +126,21 @@ struct SessionOptions {
   // with errors of about 1e-2 relative to the output's magnitude instead of 1e-6. Off by
   // default. Where the CPU has no bf16 products the nodes stay float32.
   bool bf16_gemm = false;
+
+  // Execution providers in priority order, each with its options (ONNX Runtime's
+  // `providers` / `provider_options`): "CUDA" (or "CUDAExecutionProvider") with "device_id",
+  // "gpu_mem_limit", ...; "CPU". Empty: the CPU only. Each node of the main graph goes to the
+  // first provider whose kernel takes it, else to the CPU, with copies where values cross
+  // devices; Session::placement() says which went where and why (session/placement.h). A
+  // provider this build lacks, or that cannot run here (no device, no driver), is an error at
+  // session creation, never a silent fallback to the CPU.
+  std::vector<std::pair<std::string, ProviderOptions>> providers;
+  void append_provider(const std::string& name, ProviderOptions options = {}) {
+    providers.emplace_back(name, std::move(options));
+  }
+  // A node that falls back to the CPU while another provider was asked for is an error
+  // (ONNX Runtime's session config "session.disable_cpu_ep_fallback" = "1").
+  bool disable_cpu_fallback = false;
 };
 
 class Session {
@@ -143,6 +160,13 @@ class Session {
   // (node label, how its kernel computes) for the main graph's nodes whose kernel has more
   // than one way (Kernel::implementation), in plan order.
   std::vector<std::pair<std::string, std::string>> kernel_implementations() const;
+  // Where each node of the main graph runs and why, with the copy steps, in plan order.
+  const std::vector<NodePlacement>& placement() const;
+  // The providers this session uses, in priority order (the CPU last), as
+  // ExecutionProvider::description says them.
+  std::vector<std::string> provider_descriptions() const;
+  // Their names ("CUDA", "CPU").
+  std::vector<std::string> provider_names() const;
   // Graph inputs the caller may feed (initializers with the same name are defaults), with
   // free-dimension overrides applied.
   const std::vector<ir::ValueInfo>& inputs() const { return model_->graph.inputs; }
@@ -223,6 +247,7 @@ class Session {
   std::unique_ptr<ops::GraphTypes> types_;
   SessionOptions options_;
   std::unique_ptr<Profiler> profiler_;  // null unless enable_profiling
+  std::vector<std::shared_ptr<ExecutionProvider>> providers_;  // priority order, the CPU last
   // Initializers that view a mapped external-data file (not caller memory, not a copy made by
   // a loader), with the address they view: when a kernel packs one that still views it, its
   // pages of the mapping are released too.

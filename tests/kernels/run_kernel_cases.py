@@ -8,6 +8,11 @@ batches of --batch folders per `onyx test` process, at most --jobs processes at 
 process that dies on a signal, exits without a verdict for every folder, or runs past
 --timeout is a crash of the folder it was on; the folders after it run again in a new process.
 
+With --provider NAME (e.g. cuda) the pass cases run with that provider first in priority
+order (nodes it has no kernel for run on the CPU, as in a session); bad cases run on the CPU
+only. When the provider cannot run here (no GPU), the script prints why and exits 77, which
+ctest reports as skipped.
+
 A case fails when a pass case does not pass, when a bad case passes, fails with an error not
 containing its expected substring, or crashes. Exits non-zero on any failure; the last line
 is "N passed, N failed". Uses only the standard library (the generators need numpy and onnx).
@@ -37,7 +42,7 @@ def run_generators(work, names, jobs):
         return dict(pool.map(gen, names))
 
 
-def run_batch(onyx, dirs, timeout):
+def run_batch(onyx, dirs, timeout, extra_args=()):
     """Runs folders through `onyx test`, restarting after a crash; folder -> (verdict, detail)
     with verdict PASS, FAIL, CRASH or TIMEOUT."""
     results = {}
@@ -45,7 +50,7 @@ def run_batch(onyx, dirs, timeout):
     while todo:
         timed_out = False
         try:
-            proc = subprocess.run([onyx, "test"] + todo, capture_output=True, text=True, errors="replace", timeout=timeout)
+            proc = subprocess.run([onyx, "test"] + list(extra_args) + todo, capture_output=True, text=True, errors="replace", timeout=timeout)
             stdout, stderr, rc = proc.stdout, proc.stderr, proc.returncode
         except subprocess.TimeoutExpired as e:
             as_text = lambda b: b.decode(errors="replace") if isinstance(b, bytes) else (b or "")
@@ -81,9 +86,18 @@ def main():
     ap.add_argument("--batch", type=int, default=50, help="case folders per onyx process")
     ap.add_argument("--timeout", type=int, default=120, help="seconds per onyx process")
     ap.add_argument("--verbose", action="store_true", help="print every verdict")
+    ap.add_argument("--provider", help="run the pass cases with this execution provider first (cuda)")
     ap.add_argument("generators", nargs="*", help="only these generators (e.g. nn for gen_nn.py)")
     args = ap.parse_args()
     onyx = os.path.abspath(args.onyx)
+    extra = []
+    if args.provider:
+        probe = subprocess.run([onyx, "providers", "--require", args.provider], capture_output=True, text=True)
+        if probe.returncode != 0:
+            print(probe.stdout + probe.stderr)
+            print(f"skipped: the {args.provider} provider cannot run here")
+            return 77 if probe.returncode == 77 else 1
+        extra = ["--provider", args.provider]
 
     start = time.monotonic()
     names = sorted(os.path.basename(p)[4:-3] for p in glob.glob(os.path.join(HERE, "gen_*.py")))
@@ -98,14 +112,14 @@ def main():
 
     cases = []  # (generator, kind, folder)
     for name in names:
-        for kind in ("pass", "bad"):
+        for kind in ("pass",) if args.provider else ("pass", "bad"):
             for d in sorted(glob.glob(os.path.join(args.work, name, kind, "*"))):
                 cases.append((name, kind, d))
     folders = [d for _, _, d in cases]
     batches = [folders[i:i + args.batch] for i in range(0, len(folders), args.batch)]
     results = {}
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
-        for r in pool.map(lambda b: run_batch(onyx, b, args.timeout), batches):
+        for r in pool.map(lambda b: run_batch(onyx, b, args.timeout, extra), batches):
             results.update(r)
 
     failures = []

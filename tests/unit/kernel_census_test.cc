@@ -30,5 +30,22 @@ TEST(KernelCensus, NoOverlappingRegistrations) {
     }
 }
 
+TEST(KernelCensus, DeviceKernelsAndAnyDeviceKernelsAreRegistered) {
+  const KernelRegistry& r = KernelRegistry::global();
+  // Relabelling kernels serve every provider, on its device.
+  for (const char* op : {"Reshape", "Squeeze", "Unsqueeze", "Flatten", "Identity"})
+    EXPECT_TRUE(r.find("SOME_DEVICE", "", op, 17) && r.find("SOME_DEVICE", "", op, 17)->any_device) << op;
+  EXPECT_EQ(r.find("SOME_DEVICE", "", "Conv", 17), nullptr);  // a computing CPU kernel does not
+#ifdef ONYX_WITH_CUDA
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh", "Erf", "MatMul", "Softmax",
+                         "LayerNormalization", "Transpose", "Cast"}) {
+    const KernelDef* def = r.find("CUDA", "", op, 17);
+    ASSERT_TRUE(def) << op << " has no CUDA kernel";
+    EXPECT_EQ(def->provider, "CUDA") << op;
+    EXPECT_TRUE(def->refuses) << op << ": a CUDA kernel says which types it cannot take";
+  }
+#endif
+}
+
 }  // namespace
 }  // namespace onyx

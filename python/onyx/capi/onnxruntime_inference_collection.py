@@ -83,9 +83,10 @@ def check_and_normalize_provider_args(providers, provider_options, available_pro
 
 class InferenceSession:
     """Loads an ONNX model (a path or the serialized bytes) and runs it, as
-    onnxruntime.InferenceSession. onyx computes on the CPU: providers other than
-    'CPUExecutionProvider' warn and fall back to it, as ONNX Runtime does for a provider it
-    was built without."""
+    onnxruntime.InferenceSession. `providers` in priority order: 'CUDAExecutionProvider'
+    (in a build with CUDA) and 'CPUExecutionProvider', which takes the nodes the others do
+    not. Asking for CUDA where it cannot run (no device, or a build without it) raises; other
+    providers onyx does not have warn and are left out, as ONNX Runtime does."""
 
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, **kwargs):
         # kwargs (disabled_optimizers, read_config_from_model) are accepted as ORT accepts them.
@@ -107,22 +108,23 @@ class InferenceSession:
         available = C.get_available_providers()
         providers, provider_options = check_and_normalize_provider_args(providers, provider_options, available)
         options = self._sess_options_initial if self._sess_options_initial is not None else C.SessionOptions()
+        # CUDA is passed on even when this build lacks it, so that the session says why it
+        # cannot honour it instead of quietly running on the CPU.
+        chosen = [(name, opts) for name, opts in zip(providers, provider_options)
+                  if name in available or name == "CUDAExecutionProvider"]
         if self._model_path is not None:
-            sess = C.InferenceSession(options, self._model_path, True)
+            sess = C.InferenceSession(options, self._model_path, True, chosen)
         else:
-            sess = C.InferenceSession(options, self._model_bytes, False)
+            sess = C.InferenceSession(options, self._model_bytes, False, chosen)
         self._sess = sess
         self._sess_options = sess.session_options
         self._inputs_meta = [NodeArg(*a) for a in sess.inputs_meta]
         self._outputs_meta = [NodeArg(*a) for a in sess.outputs_meta]
         self._overridable_initializers = [NodeArg(*a) for a in sess.overridable_initializers]
         self._model_meta = ModelMetadata(**sess.model_meta)
-        cpu_options = {}
-        for name, opts in zip(providers, provider_options):
-            if name == "CPUExecutionProvider":
-                cpu_options = opts
-        self._providers = ["CPUExecutionProvider"]
-        self._provider_options = {"CPUExecutionProvider": cpu_options}
+        given = dict(chosen)
+        self._providers = list(sess.providers)
+        self._provider_options = {name: given.get(name, {}) for name in self._providers}
 
     def run(self, output_names, input_feed, run_options=None):
         """Runs the model. output_names: the outputs wanted, in order (None or []: all);
@@ -176,7 +178,7 @@ class InferenceSession:
         return self._provider_options
 
     def set_providers(self, providers=None, provider_options=None):
-        """Re-creates the session for the given providers (CPU is the only one onyx has)."""
+        """Re-creates the session for the given providers."""
         self._create_inference_session(providers, provider_options)
 
     def disable_fallback(self):

@@ -33,6 +33,6 @@ class FlattenKernel final : public Kernel {
 
 }  // namespace
 
-ONYX_REGISTER_KERNEL("", "Flatten", 1, kLatestOpset, FlattenKernel);
+ONYX_REGISTER_ANY_DEVICE_KERNEL("", "Flatten", 1, kLatestOpset, FlattenKernel, {});
 
 }  // namespace onyx

@@ -15,6 +15,6 @@ class IdentityKernel final : public Kernel {
 
 }  // namespace
 
-ONYX_REGISTER_KERNEL("", "Identity", 1, kLatestOpset, IdentityKernel);
+ONYX_REGISTER_ANY_DEVICE_KERNEL("", "Identity", 1, kLatestOpset, IdentityKernel, {});
 
 }  // namespace onyx

@@ -73,6 +73,6 @@ class ReshapeKernel final : public Kernel {
 
 }  // namespace
 
-ONYX_REGISTER_KERNEL("", "Reshape", 1, kLatestOpset, ReshapeKernel);
+ONYX_REGISTER_ANY_DEVICE_KERNEL("", "Reshape", 1, kLatestOpset, ReshapeKernel, {1});
 
 }  // namespace onyx

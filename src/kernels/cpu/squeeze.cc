@@ -54,6 +54,6 @@ class SqueezeKernel final : public Kernel {
 
 }  // namespace
 
-ONYX_REGISTER_KERNEL("", "Squeeze", 1, kLatestOpset, SqueezeKernel);
+ONYX_REGISTER_ANY_DEVICE_KERNEL("", "Squeeze", 1, kLatestOpset, SqueezeKernel, {1});
 
 }  // namespace onyx

@@ -43,6 +43,6 @@ class UnsqueezeKernel final : public Kernel {
 
 }  // namespace
 
-ONYX_REGISTER_KERNEL("", "Unsqueeze", 1, kLatestOpset, UnsqueezeKernel);
+ONYX_REGISTER_ANY_DEVICE_KERNEL("", "Unsqueeze", 1, kLatestOpset, UnsqueezeKernel, {1});
 
 }  // namespace onyx

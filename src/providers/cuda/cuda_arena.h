@@ -1,0 +1,44 @@
+// CudaArena: device memory for the tensors CUDA kernels produce, cached between runs.
+//
+// Requests are rounded up (to 512 bytes below 1 MiB, to 1 MiB above) and a released block
+// goes to a cache keyed by its rounded size, where the next request of that size takes it.
+// Blocks are released when the last tensor over them dies; the stream orders every use, so a
+// block reused by a later kernel on the same stream is safe without waiting. Bounded: the
+// cache keeps at most twice the most bytes ever in use at once, and with a memory limit,
+// in-use plus cached bytes never pass it (the cache is emptied first; then the request gets
+// null, which the run reports as a memory-limit error). trim() frees the cache.
+#pragma once
+#include <cuda_runtime.h>
+
+#include <cstddef>
+#include <memory>
+
+#include "core/allocator.h"
+#include "core/tensor.h"
+
+namespace onyx {
+
+class CudaArena final : public Allocator {
+ public:
+  CudaArena(int device_id, cudaStream_t stream, size_t max_bytes);
+  ~CudaArena() override;
+  // Zero-fill is a cudaMemsetAsync on the stream. Strings cannot live on a device (null).
+  std::shared_ptr<Buffer> allocate(size_t bytes, DataType dtype, bool zero_fill = true) override;
+  size_t limit() const override;
+  Device device() const override;
+  void trim();
+
+  struct Stats {
+    size_t bytes_in_use = 0;
+    size_t peak_bytes_in_use = 0;
+    size_t bytes_cached = 0;
+    size_t reused_blocks = 0;
+  };
+  Stats stats() const;
+
+ private:
+  struct State;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace onyx

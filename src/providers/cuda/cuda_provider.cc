@@ -1,0 +1,175 @@
+#include "providers/cuda/cuda_provider.h"
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+
+#include "providers/cuda/cuda_arena.h"
+
+namespace onyx {
+
+Status cuda_status(cudaError_t e, const char* what) {
+  if (e == cudaSuccess) return Status::Ok();
+  return runtime_error("CUDA error in ", what, ": ", cudaGetErrorName(e), " (", cudaGetErrorString(e), ")");
+}
+
+Status cublas_status(cublasStatus_t s, const char* what) {
+  if (s == CUBLAS_STATUS_SUCCESS) return Status::Ok();
+  return runtime_error("cuBLAS error in ", what, ": ", cublasGetStatusName(s), " (", cublasGetStatusString(s), ")");
+}
+
+namespace {
+
+Result<int64_t> parse_count(const std::string& key, const std::string& value) {
+  char* end = nullptr;
+  errno = 0;
+  const long long v = std::strtoll(value.c_str(), &end, 10);
+  if (value.empty() || *end != '\0' || errno != 0 || v < 0)
+    return invalid_argument("CUDA provider option ", key, "='", value, "' is not a non-negative integer");
+  return int64_t(v);
+}
+
+const ProviderRegistrar kCudaRegistrar("CUDA", "CUDAExecutionProvider", CudaProvider::create);
+
+}  // namespace
+
+int CudaProvider::device_count(std::string* why_none) {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    cudaGetLastError();
+    if (why_none) {
+      *why_none = std::string(cudaGetErrorString(e)) + " (" + cudaGetErrorName(e) + ")";
+      if (e == cudaErrorInsufficientDriver)
+        *why_none += ": no NVIDIA driver is loaded, or it is older than this CUDA " +
+                     std::to_string(CUDART_VERSION / 1000) + " runtime";
+    }
+    return 0;
+  }
+  if (n == 0 && why_none) *why_none = "the CUDA runtime reports no devices";
+  return n;
+}
+
+Result<std::shared_ptr<ExecutionProvider>> CudaProvider::create(const ProviderOptions& options) {
+  int device_id = 0;
+  size_t mem_limit = 0;
+  for (const auto& [key, value] : options) {
+    if (key == "device_id") {
+      ONYX_ASSIGN_OR_RETURN(int64_t v, parse_count(key, value));
+      device_id = int(std::min<int64_t>(v, 1 << 20));
+    } else if (key == "gpu_mem_limit") {
+      ONYX_ASSIGN_OR_RETURN(int64_t v, parse_count(key, value));
+      mem_limit = size_t(v);
+    } else {
+      return invalid_argument("unknown CUDA provider option '", key, "' (it takes device_id and gpu_mem_limit)");
+    }
+  }
+  std::string why;
+  const int count = device_count(&why);
+  if (count == 0)
+    return runtime_error("the CUDA provider was asked for, but no CUDA device is usable here: ", why);
+  if (device_id >= count)
+    return invalid_argument("CUDA device_id ", device_id, " does not exist: this machine has ", count, " device",
+                            count == 1 ? "" : "s");
+  std::shared_ptr<CudaProvider> p(new CudaProvider());
+  ONYX_RETURN_IF_ERROR(p->init(device_id, mem_limit));
+  return std::shared_ptr<ExecutionProvider>(std::move(p));
+}
+
+Status CudaProvider::init(int device_id, size_t mem_limit) {
+  device_id_ = device_id;
+  ONYX_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_id));
+  cudaDeviceProp prop{};
+  ONYX_CUDA_RETURN_IF_ERROR(cudaGetDeviceProperties(&prop, device_id));
+  description_ = "CUDA device " + std::to_string(device_id) + ": " + prop.name + ", compute " +
+                 std::to_string(prop.major) + "." + std::to_string(prop.minor) + ", " +
+                 std::to_string(prop.totalGlobalMem >> 20) + " MiB";
+  ONYX_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  ONYX_CUBLAS_RETURN_IF_ERROR(cublasCreate(&cublas_));
+  ONYX_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas_, stream_));
+  ONYX_CUBLAS_RETURN_IF_ERROR(cublasLtCreate(&cublas_lt_));
+  ONYX_CUDA_RETURN_IF_ERROR(cudaMalloc(&workspace_, kWorkspaceBytes));
+  for (int i = 0; i < 2; ++i) {
+    ONYX_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&staging_[i], kStagingBytes, cudaHostAllocDefault));
+    ONYX_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming));
+  }
+  arena_ = std::make_unique<CudaArena>(device_id, stream_, mem_limit);
+  return Status::Ok();
+}
+
+CudaProvider::~CudaProvider() {
+  cudaSetDevice(device_id_);
+  if (stream_) cudaStreamSynchronize(stream_);
+  arena_.reset();
+  for (int i = 0; i < 2; ++i) {
+    if (staged_[i]) cudaEventDestroy(staged_[i]);
+    if (staging_[i]) cudaFreeHost(staging_[i]);
+  }
+  if (workspace_) cudaFree(workspace_);
+  if (cublas_lt_) cublasLtDestroy(cublas_lt_);
+  if (cublas_) cublasDestroy(cublas_);
+  if (stream_) cudaStreamDestroy(stream_);
+}
+
+Allocator* CudaProvider::allocator() { return arena_.get(); }
+
+Status CudaProvider::activate() const { return cuda_status(cudaSetDevice(device_id_), "cudaSetDevice"); }
+
+Status CudaProvider::synchronize() const {
+  ONYX_RETURN_IF_ERROR(activate());
+  return cuda_status(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+}
+
+Status CudaProvider::copy_through_staging(const void* src, void* dst, size_t bytes, bool to_device) const {
+  std::lock_guard<std::mutex> lock(staging_mu_);
+  const char* from = static_cast<const char*>(src);
+  char* to = static_cast<char*>(dst);
+  if (to_device) {
+    // host -> pinned (this thread) while the previous chunk goes pinned -> device (the DMA engine)
+    for (size_t done = 0, k = 0; done < bytes; done += kStagingBytes, k ^= 1) {
+      const size_t n = std::min(kStagingBytes, bytes - done);
+      ONYX_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(staged_[k]));  // buffer k is free again
+      std::memcpy(staging_[k], from + done, n);
+      ONYX_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(to + done, staging_[k], n, cudaMemcpyHostToDevice, stream_));
+      ONYX_CUDA_RETURN_IF_ERROR(cudaEventRecord(staged_[k], stream_));
+    }
+    return Status::Ok();  // later work on the stream sees the data; the caller's bytes are free now
+  }
+  // device -> pinned for chunk i+1 is queued before chunk i is copied out on the host
+  const size_t chunks = (bytes + kStagingBytes - 1) / kStagingBytes;
+  auto queue = [&](size_t c) -> Status {
+    const size_t off = c * kStagingBytes, n = std::min(kStagingBytes, bytes - off);
+    ONYX_CUDA_RETURN_IF_ERROR(cudaMemcpyAsync(staging_[c & 1], from + off, n, cudaMemcpyDeviceToHost, stream_));
+    return cuda_status(cudaEventRecord(staged_[c & 1], stream_), "cudaEventRecord");
+  };
+  ONYX_RETURN_IF_ERROR(queue(0));
+  for (size_t c = 0; c < chunks; ++c) {
+    ONYX_CUDA_RETURN_IF_ERROR(cudaEventSynchronize(staged_[c & 1]));
+    if (c + 1 < chunks) ONYX_RETURN_IF_ERROR(queue(c + 1));
+    const size_t off = c * kStagingBytes, n = std::min(kStagingBytes, bytes - off);
+    std::memcpy(to + off, staging_[c & 1], n);
+  }
+  return Status::Ok();
+}
+
+Status CudaProvider::copy(const Tensor& src, Tensor& dst) const {
+  ONYX_RETURN_IF_ERROR(check_copy_pair(src, dst));
+  const Device from = src.device(), to = dst.device();
+  for (const Device& d : {from, to})
+    if (!d.is_cpu() && d != device())
+      return error(StatusCode::kInternal, "the CUDA provider of device ", device_id_, " cannot reach ", d.to_string());
+  const size_t bytes = src.nbytes();
+  if (bytes == 0) return Status::Ok();
+  ONYX_RETURN_IF_ERROR(activate());
+  if (from.is_cpu() && to.is_cpu()) {
+    std::memmove(dst.raw_data(), src.raw_data(), bytes);
+    return Status::Ok();
+  }
+  if (!from.is_cpu() && !to.is_cpu())
+    return cuda_status(cudaMemcpyAsync(dst.raw_data(), src.raw_data(), bytes, cudaMemcpyDeviceToDevice, stream_),
+                       "cudaMemcpyAsync (device to device)");
+  return copy_through_staging(src.raw_data(), dst.raw_data(), bytes, /*to_device=*/to.is_cpu() ? false : true);
+}
+
+}  // namespace onyx

@@ -1,0 +1,85 @@
+// The CUDA execution provider: one device, one stream, cuBLAS(Lt) handles, a caching device
+// arena, and copies through pinned host staging.
+//
+// Made by name ("CUDA" or "CUDAExecutionProvider") with options:
+//   device_id      the device ordinal (default 0)
+//   gpu_mem_limit  bytes the arena may hold, in use and cached together (default: no cap)
+// It is an error to ask for it where no device or driver is usable (never a fallback).
+//
+// Kernels run on the provider's stream in the order they are called; a copy to the host
+// waits for the stream, so an output returned to the caller is complete. Several runs may
+// share the provider at once: their kernels interleave on the one stream, each run's in order.
+#pragma once
+#include <cublasLt.h>
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "providers/execution_provider.h"
+
+namespace onyx {
+
+class CudaArena;
+
+// A CUDA runtime error as a Status naming what was being done ("cudaMemcpyAsync: ...").
+Status cuda_status(cudaError_t e, const char* what);
+Status cublas_status(cublasStatus_t s, const char* what);
+
+#define ONYX_CUDA_RETURN_IF_ERROR(call) ONYX_RETURN_IF_ERROR(::onyx::cuda_status((call), #call))
+#define ONYX_CUBLAS_RETURN_IF_ERROR(call) ONYX_RETURN_IF_ERROR(::onyx::cublas_status((call), #call))
+
+class CudaProvider final : public ExecutionProvider {
+ public:
+  // NOT_IMPLEMENTED-free: RUNTIME_ERROR when no device or driver is usable, INVALID_ARGUMENT
+  // for an unknown option or a bad value.
+  static Result<std::shared_ptr<ExecutionProvider>> create(const ProviderOptions& options);
+  // How many CUDA devices this process can use (0 without a device or driver), and why not
+  // when none ("no CUDA-capable device is detected").
+  static int device_count(std::string* why_none = nullptr);
+  ~CudaProvider() override;
+
+  std::string name() const override { return "CUDA"; }
+  Device device() const override { return Device{Device::Type::kCuda, device_id_}; }
+  std::string description() const override { return description_; }
+  Allocator* allocator() override;
+  Status copy(const Tensor& src, Tensor& dst) const override;
+  Status synchronize() const override;
+
+  int device_id() const { return device_id_; }
+  cudaStream_t stream() const { return stream_; }
+  // Makes the provider's device current on the calling thread; kernels call it first.
+  Status activate() const;
+  // cuBLAS handles bound to the stream. A handle is not for two threads at once: hold the
+  // lock while using them.
+  std::unique_lock<std::mutex> lock_blas() const { return std::unique_lock<std::mutex>(blas_mu_); }
+  cublasHandle_t cublas() const { return cublas_; }
+  cublasLtHandle_t cublas_lt() const { return cublas_lt_; }
+  // Scratch for cuBLASLt, kWorkspaceBytes on the device; use under lock_blas().
+  void* blas_workspace() const { return workspace_; }
+  static constexpr size_t kWorkspaceBytes = size_t(32) << 20;
+
+ private:
+  CudaProvider() = default;
+  Status init(int device_id, size_t mem_limit);
+  // Host <-> device through the pinned staging buffers (both directions chunked and overlapped).
+  Status copy_through_staging(const void* src, void* dst, size_t bytes, bool to_device) const;
+
+  int device_id_ = 0;
+  std::string description_;
+  cudaStream_t stream_ = nullptr;
+  cublasHandle_t cublas_ = nullptr;
+  cublasLtHandle_t cublas_lt_ = nullptr;
+  void* workspace_ = nullptr;
+  std::unique_ptr<CudaArena> arena_;
+  mutable std::mutex blas_mu_;
+  // Two pinned buffers of kStagingBytes and their events, used by one copy at a time.
+  static constexpr size_t kStagingBytes = size_t(8) << 20;
+  mutable std::mutex staging_mu_;
+  mutable void* staging_[2] = {nullptr, nullptr};
+  mutable cudaEvent_t staged_[2] = {nullptr, nullptr};
+};
+
+}  // namespace onyx

@@ -1,0 +1,94 @@
+// ExecutionProvider: a place where kernels run (the CPU, a CUDA device), with the memory its
+// kernels write and the copies that move tensors to and from it.
+//
+// A session is given providers in priority order (SessionOptions::providers); the planner
+// (session/placement.h) puts each node of the main graph on the first provider with a kernel
+// that accepts it, on the CPU otherwise, and inserts copies where a value crosses devices.
+// Providers are made by name through ProviderRegistry; a provider that cannot run here (built
+// without its toolkit, no device, no driver) is an error when it is asked for, never a silent
+// fallback to the CPU.
+#pragma once
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/allocator.h"
+#include "core/status.h"
+#include "core/tensor.h"
+
+namespace onyx {
+
+// Options of one provider, as strings (ONNX Runtime's provider_options: "device_id",
+// "gpu_mem_limit", ...). Each provider names the keys it takes and refuses the others.
+using ProviderOptions = std::map<std::string, std::string>;
+
+class ExecutionProvider {
+ public:
+  virtual ~ExecutionProvider() = default;
+  // The registry name ("CPU", "CUDA"): what KernelDef::provider says for its kernels.
+  virtual std::string name() const = 0;
+  // Where the tensors its kernels produce live.
+  virtual Device device() const = 0;
+  // What it is, for reports ("CUDA device 0: NVIDIA H100, compute 9.0, 80 GB").
+  virtual std::string description() const { return name(); }
+  // The memory its kernels' outputs and scratch come from, shared by all runs (thread-safe),
+  // or null for the CPU, whose kernels use the run's arena.
+  virtual Allocator* allocator() { return nullptr; }
+  // Copies the bytes of `src` into `dst` (same dtype and element count; each on the host or on
+  // this provider's device) and returns when `dst` holds them. Strings never leave the host.
+  virtual Status copy(const Tensor& src, Tensor& dst) const = 0;
+  // Waits until the work this provider's kernels queued has finished (no-op for the CPU).
+  virtual Status synchronize() const { return Status::Ok(); }
+};
+
+// The CPU: always present; its kernels read and write host memory.
+class CpuProvider final : public ExecutionProvider {
+ public:
+  static std::shared_ptr<ExecutionProvider> shared();
+  std::string name() const override { return "CPU"; }
+  Device device() const override { return Device{}; }
+  std::string description() const override { return "CPU"; }
+  Status copy(const Tensor& src, Tensor& dst) const override;
+};
+
+// Checks what every copy() needs: both defined, same dtype and element count, no strings.
+Status check_copy_pair(const Tensor& src, const Tensor& dst);
+
+class ProviderRegistry {
+ public:
+  using Factory = std::function<Result<std::shared_ptr<ExecutionProvider>>(const ProviderOptions&)>;
+  static ProviderRegistry& global();
+
+  // Registers a provider under `name` ("CUDA"); ONNX Runtime's name for it ("CUDAExecutionProvider")
+  // is accepted as well. Called from static initialisers of the provider's own files.
+  void add(const std::string& name, const std::string& ort_name, Factory factory);
+  // The canonical name for `name` (either spelling, case-insensitive), or "" when no provider
+  // of this build has it.
+  std::string canonical(const std::string& name) const;
+  // Makes the provider `name` with `options`. NOT_IMPLEMENTED for a provider this build does
+  // not have (naming the ones it has); the provider's own error when it cannot run here.
+  Result<std::shared_ptr<ExecutionProvider>> create(const std::string& name, const ProviderOptions& options) const;
+  // The providers of this build, CPU last (whether or not a device is present).
+  std::vector<std::string> names() const;
+  // ONNX Runtime's names for them ("CUDAExecutionProvider", "CPUExecutionProvider").
+  std::vector<std::string> ort_names() const;
+  // ONNX Runtime's name for the provider `name` (either spelling); `name` when unknown.
+  std::string ort_name(const std::string& name) const;
+
+ private:
+  struct Entry {
+    std::string name, ort_name;
+    Factory factory;
+  };
+  std::vector<Entry> entries_;
+};
+
+struct ProviderRegistrar {
+  ProviderRegistrar(const std::string& name, const std::string& ort_name, ProviderRegistry::Factory factory) {
+    ProviderRegistry::global().add(name, ort_name, std::move(factory));
+  }
+};
+
+}  // namespace onyx

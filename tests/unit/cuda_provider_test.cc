@@ -1,0 +1,178 @@
+// The CUDA provider. Without a usable device, asking for it must be a clear error (and the
+// tests that need a device report themselves skipped); in a build without CUDA, the error
+// says so. With a device, small graphs run on CUDA with every node placed there and agree
+// with the CPU provider.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+
+#include "model_builder.h"
+#include "providers/execution_provider.h"
+#include "session/session.h"
+#ifdef ONYX_WITH_CUDA
+#include "providers/cuda/cuda_provider.h"
+#endif
+
+namespace onyx {
+namespace {
+
+using testing::ModelBuilder;
+
+std::unique_ptr<Session> load(ModelBuilder& b, const SessionOptions& options, Status* failure = nullptr) {
+  const std::string bytes = b.bytes();
+  auto s = Session::load_bytes(bytes.data(), bytes.size(), options);
+  if (failure) *failure = s.ok() ? Status::Ok() : s.status();
+  else EXPECT_TRUE(s.ok()) << s.status().to_string();
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+ModelBuilder relu_model() {
+  ModelBuilder b;
+  b.input("x", {4}).output("y", {4});
+  b.node("Relu", {"x"}, {"y"});
+  return b;
+}
+
+#ifndef ONYX_WITH_CUDA
+
+TEST(CudaProvider, ABuildWithoutCudaSaysSo) {
+  ModelBuilder b = relu_model();
+  SessionOptions o;
+  o.append_provider("CUDAExecutionProvider");
+  Status failure;
+  EXPECT_FALSE(load(b, o, &failure));
+  EXPECT_EQ(failure.code(), StatusCode::kNotImplemented);
+  EXPECT_NE(failure.message().find("built without CUDA"), std::string::npos) << failure.to_string();
+}
+
+#else
+
+bool have_device() { return CudaProvider::device_count() > 0; }
+
+TEST(CudaProvider, AskingForItWithoutADeviceIsAClearError) {
+  if (have_device()) GTEST_SKIP() << "a CUDA device is present";
+  ModelBuilder b = relu_model();
+  SessionOptions o;
+  o.append_provider("CUDA");
+  Status failure;
+  EXPECT_FALSE(load(b, o, &failure));
+  EXPECT_EQ(failure.code(), StatusCode::kRuntimeError);
+  EXPECT_NE(failure.to_string().find("no CUDA device is usable here"), std::string::npos) << failure.to_string();
+}
+
+TEST(CudaProvider, BadOptionsAreRefusedByName) {
+  auto made = ProviderRegistry::global().create("CUDA", {{"device_idx", "0"}});
+  ASSERT_FALSE(made.ok());
+  // Options are checked before the device is looked for, so this holds with or without one.
+  EXPECT_NE(made.status().to_string().find("unknown CUDA provider option 'device_idx'"), std::string::npos)
+      << made.status().to_string();
+  auto bad = ProviderRegistry::global().create("CUDA", {{"gpu_mem_limit", "lots"}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+}
+
+std::vector<float> random_values(size_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<float> dist(-2.f, 2.f);
+  std::vector<float> v(n);
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+Tensor tensor_of(const Shape& shape, const std::vector<float>& values) {
+  Tensor t(DataType::kFloat, shape);
+  std::copy(values.begin(), values.end(), t.data<float>());
+  return t;
+}
+
+// Runs `b` on the CPU and on CUDA (strict: every node on the GPU) with the same random feeds
+// and compares every output within `rtol` of the largest CPU magnitude.
+void expect_cuda_matches_cpu(ModelBuilder& b, const std::vector<std::pair<std::string, Shape>>& inputs, double rtol) {
+  if (!have_device()) GTEST_SKIP() << "no CUDA device";
+  SessionOptions cpu_options, cuda_options;
+  cpu_options.graph_optimization_level = cuda_options.graph_optimization_level = 1;  // keep the ops under test
+  cuda_options.append_provider("CUDA");
+  cuda_options.disable_cpu_fallback = true;
+  auto cpu = load(b, cpu_options);
+  auto gpu = load(b, cuda_options);
+  ASSERT_TRUE(cpu && gpu);
+  for (const NodePlacement& p : gpu->placement())
+    if (!p.is_copy) EXPECT_EQ(p.provider, "CUDA") << p.node;
+  std::vector<std::pair<std::string, Value>> feeds;
+  uint32_t seed = 1;
+  for (const auto& [name, shape] : inputs)
+    feeds.emplace_back(name, Value(tensor_of(shape, random_values(size_t(shape_size(shape)), seed++))));
+  auto want = cpu->run(feeds);
+  auto got = gpu->run(feeds);
+  ASSERT_TRUE(want.ok()) << want.status().to_string();
+  ASSERT_TRUE(got.ok()) << got.status().to_string();
+  for (size_t k = 0; k < want->size(); ++k) {
+    const Tensor& w = (*want)[k].tensor();
+    const Tensor& g = (*got)[k].tensor();
+    ASSERT_EQ(w.shape(), g.shape());
+    ASSERT_TRUE(g.device().is_cpu());
+    double scale = 0, worst = 0;
+    for (int64_t i = 0; i < w.numel(); ++i) scale = std::max(scale, std::abs(double(w.data<float>()[i])));
+    for (int64_t i = 0; i < w.numel(); ++i)
+      worst = std::max(worst, std::abs(double(w.data<float>()[i]) - double(g.data<float>()[i])));
+    EXPECT_LE(worst, rtol * std::max(scale, 1e-6)) << "output " << k;
+  }
+}
+
+TEST(CudaProvider, ElementwiseWithBroadcastingMatchesTheCpu) {
+  ModelBuilder b;
+  b.input("a", {2, 3, 4}).input("c", {3, 1}).output("y", {2, 3, 4});
+  b.node("Mul", {"a", "c"}, {"m"});
+  b.node("Sub", {"m", "a"}, {"s"});
+  b.node("Sigmoid", {"s"}, {"g"});
+  b.node("Tanh", {"g"}, {"t"});
+  b.node("Erf", {"t"}, {"y"});
+  expect_cuda_matches_cpu(b, {{"a", {2, 3, 4}}, {"c", {3, 1}}}, 1e-5);
+}
+
+TEST(CudaProvider, BatchedMatMulSoftmaxAndLayerNormMatchTheCpu) {
+  ModelBuilder b;
+  b.input("a", {2, 5, 8}).input("w", {8, 16}).input("s", {16}).input("z", {16}).output("y", {2, 5, 16});
+  b.node("MatMul", {"a", "w"}, {"p"});
+  b.node("Softmax", {"p"}, {"q"});
+  auto* ln = b.node("LayerNormalization", {"q", "s", "z"}, {"y"});
+  auto* eps = ln->add_attribute();
+  eps->set_name("epsilon");
+  eps->set_type(onnx::AttributeProto::FLOAT);
+  eps->set_f(1e-3f);
+  expect_cuda_matches_cpu(b, {{"a", {2, 5, 8}}, {"w", {8, 16}}, {"s", {16}}, {"z", {16}}}, 1e-4);
+}
+
+TEST(CudaProvider, TransposeReshapeAndCastsMatchTheCpu) {
+  ModelBuilder b;
+  b.input("x", {2, 3, 4}).output("y", {4, 6});
+  auto* t = b.node("Transpose", {"x"}, {"t"});
+  auto* perm = t->add_attribute();
+  perm->set_name("perm");
+  perm->set_type(onnx::AttributeProto::INTS);
+  for (int64_t p : {2, 0, 1}) perm->add_ints(p);
+  auto* shape = b.graph->add_initializer();
+  shape->set_name("shape");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(2);
+  shape->add_int64_data(4);
+  shape->add_int64_data(-1);
+  b.node("Reshape", {"t", "shape"}, {"r"});
+  auto* to16 = b.node("Cast", {"r"}, {"h"});
+  auto* a16 = to16->add_attribute();
+  a16->set_name("to");
+  a16->set_type(onnx::AttributeProto::INT);
+  a16->set_i(onnx::TensorProto::FLOAT16);
+  auto* to32 = b.node("Cast", {"h"}, {"y"});
+  auto* a32 = to32->add_attribute();
+  a32->set_name("to");
+  a32->set_type(onnx::AttributeProto::INT);
+  a32->set_i(onnx::TensorProto::FLOAT);
+  expect_cuda_matches_cpu(b, {{"x", {2, 3, 4}}}, 1e-3);  // float16 rounding
+}
+
+#endif
+
+}  // namespace
+}  // namespace onyx
