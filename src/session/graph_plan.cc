@@ -313,10 +313,25 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     if (!scope->names.count(vi.name) && !(outer && outer->contains(vi.name)))
       return invalid_model("graph output '", vi.name, "' is not defined by any node, input or initializer");
     int s = plan->slot(vi.name);
+    plan->output_source_slots_.push_back(s);
     if (!single_provider) {
       ONYX_ASSIGN_OR_RETURN(s, moved_to(s, Device{}));  // outputs are returned on the host
     }
     plan->output_slots_.push_back(s);
+  }
+  // The copy step of an output that only the caller reads can be skipped when the caller takes
+  // the output where it was produced.
+  plan->output_copy_steps_.assign(plan->output_slots_.size(), -1);
+  for (size_t o = 0; o < plan->output_slots_.size(); ++o) {
+    const int out = plan->output_slots_[o];
+    if (out == plan->output_source_slots_[o]) continue;
+    int producer = -1, readers = 0;
+    for (size_t k = 0; k < plan->steps_.size(); ++k) {
+      const Step& step = plan->steps_[k];
+      if (std::find(step.outputs.begin(), step.outputs.end(), out) != step.outputs.end()) producer = int(k);
+      readers += int(std::count(step.inputs.begin(), step.inputs.end(), out));
+    }
+    if (readers == 0) plan->output_copy_steps_[o] = producer;
   }
 
   // Release each non-constant slot after its last reader; keep outputs, inputs and captures.
@@ -395,12 +410,22 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
       if ((*extras.output_targets)[o].defined()) frame.targets[size_t(output_slots_[o])] = &(*extras.output_targets)[o];
   }
   const std::vector<char>* active = parent ? nullptr : extras.active_steps;
+  // Outputs taken on their device: their copy steps do not run (nor free the source value).
+  std::vector<char> skip_copies;
+  if (!parent && extras.outputs_on_device) {
+    for (size_t o = 0; o < output_copy_steps_.size() && o < extras.outputs_on_device->size(); ++o) {
+      if (!(*extras.outputs_on_device)[o] || output_copy_steps_[o] < 0) continue;
+      skip_copies.resize(steps_.size(), 0);
+      skip_copies[size_t(output_copy_steps_[o])] = 1;
+    }
+  }
 
   std::vector<const Value*> in_ptrs;
   std::vector<Value*> out_ptrs;
   for (size_t k = 0; k < steps_.size(); ++k) {
     const Step& step = steps_[k];
     if (active && (k >= active->size() || !(*active)[k])) continue;
+    if (!skip_copies.empty() && skip_copies[k]) continue;
     if (frame.control) ONYX_RETURN_IF_ERROR(frame.control->check());
     in_ptrs.clear();
     out_ptrs.clear();
@@ -430,7 +455,10 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
 
   std::vector<Value> outputs;
   outputs.reserve(output_slots_.size());
-  for (int s : output_slots_) outputs.push_back(frame.values[size_t(s)]);
+  for (size_t o = 0; o < output_slots_.size(); ++o) {
+    const bool on_device = !skip_copies.empty() && output_copy_steps_[o] >= 0 && skip_copies[size_t(output_copy_steps_[o])];
+    outputs.push_back(frame.values[size_t(on_device ? output_source_slots_[o] : output_slots_[o])]);
+  }
   return outputs;
 }
 

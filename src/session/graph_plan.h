@@ -58,6 +58,9 @@ struct RunExtras {
   // allocates that output with exactly this dtype and shape (not for strings); an undefined
   // tensor for none. Whatever ends up elsewhere is the caller's to copy.
   const std::vector<Tensor>* output_targets = nullptr;
+  // Per graph output: 1 to return it where it was produced (a device) instead of copying it to
+  // the host (IoBinding outputs bound to a device). Null: every output on the host.
+  const std::vector<char>* outputs_on_device = nullptr;
 };
 
 class GraphPlan {
@@ -126,6 +129,9 @@ class GraphPlan {
   std::vector<Value> constants_;       // per slot: initializer values, else none
   std::vector<std::string> released_constants_;
   std::vector<int> input_slots_, output_slots_;
+  // Per graph output: the step that copies it to the host and nothing else reads (-1: none),
+  // and the slot it is read from, for RunExtras::outputs_on_device.
+  std::vector<int> output_copy_steps_, output_source_slots_;
   std::vector<int> captured_slots_;
   std::vector<std::string> captured_names_;
   std::vector<Step> steps_;

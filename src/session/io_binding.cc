@@ -24,8 +24,9 @@ bool overlaps_value(const Tensor& buffer, const Value& v) {
 }
 
 // Copies `produced` into the caller's `buffer`, which must have its dtype and shape; counts
-// the copies made in *copies.
-Status copy_into(const std::string& name, const Value& produced, Tensor& buffer, size_t* copies) {
+// the copies made in *copies. Either may be in device memory: a provider of `session` copies.
+Status copy_into(const Session& session, const std::string& name, const Value& produced, Tensor& buffer,
+                 size_t* copies) {
   if (!produced.is_tensor() || produced.tensor().dtype() != buffer.dtype() ||
       produced.tensor().shape() != buffer.shape())
     return invalid_argument("output '", name, "' is bound to a buffer of ", buffer.describe(), ", but the run produced ",
@@ -33,6 +34,12 @@ Status copy_into(const std::string& name, const Value& produced, Tensor& buffer,
   const Tensor& t = produced.tensor();
   if (t.raw_data() == buffer.raw_data() || t.numel() == 0) return Status::Ok();
   ++*copies;
+  if (!t.device().is_cpu() || !buffer.device().is_cpu()) {
+    const Device& far = buffer.device().is_cpu() ? t.device() : buffer.device();
+    ExecutionProvider* provider = session.provider_for(far);
+    if (!provider) return invalid_argument("output '", name, "': no provider of this session reaches ", far.to_string());
+    return provider->copy(t, buffer);
+  }
   if (t.dtype() == DataType::kString) {
     const std::string* from = t.data<std::string>();
     std::string* to = buffer.data<std::string>();
@@ -78,7 +85,11 @@ Status IoBinding::bind_output(const std::string& name, Tensor buffer) {
     return invalid_argument("output '", name, "' is ", declared.to_string(),
                             ", not a tensor: bind it to a device instead of a buffer");
   }
-  store(BoundOutput{name, index, std::move(buffer), Device{}});
+  if (!buffer.device().is_cpu() && !session_.provider_for(buffer.device()))
+    return invalid_argument("output '", name, "' is bound to memory on ", buffer.device().to_string(),
+                            ", which no provider of this session uses");
+  const Device device = buffer.device();
+  store(BoundOutput{name, index, std::move(buffer), device});
   return Status::Ok();
 }
 
@@ -94,9 +105,12 @@ void IoBinding::store(BoundOutput out) {
 
 Status IoBinding::bind_output(const std::string& name, Device device) {
   ONYX_ASSIGN_OR_RETURN(size_t index, session_.output_index(name));
-  if (device.type != Device::Type::kCpu)
+  if (!session_.provider_for(device)) {
+    std::string have;
+    for (const std::string& p : session_.provider_names()) have += (have.empty() ? "" : ", ") + p;
     return invalid_argument("output '", name, "' cannot be bound to ", device.to_string(),
-                            ": this session runs on the CPU only");
+                            ": none of this session's providers (", have, ") is there");
+  }
   store(BoundOutput{name, index, Tensor(), device});
   return Status::Ok();
 }
@@ -108,24 +122,34 @@ Status Session::run(IoBinding& binding, const RunOptions& options) const {
 
   std::vector<size_t> wanted;
   std::vector<Tensor> targets(outputs().size());
+  std::vector<char> on_device(outputs().size(), 0);
   for (const auto& b : binding.outputs_) {
     wanted.push_back(b.index);
+    if (!b.buffer.defined() && !b.device.is_cpu()) on_device[b.index] = 1;
     if (!b.buffer.defined() || b.buffer.dtype() == DataType::kString) continue;
     bool safe = true;  // kernels must not write a buffer that a bound input still provides
     for (const Value& in : inputs) safe = safe && !overlaps_value(b.buffer, in);
     if (safe && !targets[b.index].defined()) targets[b.index] = b.buffer;
   }
-  ONYX_ASSIGN_OR_RETURN(std::vector<Value> produced, execute(std::move(inputs), wanted, options, &targets));
+  ONYX_ASSIGN_OR_RETURN(std::vector<Value> produced, execute(std::move(inputs), wanted, options, &targets, &on_device));
 
   std::vector<Value> values(produced.size());
   size_t copies = 0;
   for (size_t k = 0; k < binding.outputs_.size(); ++k) {
     IoBinding::BoundOutput& b = binding.outputs_[k];
     if (!b.buffer.defined()) {
+      // bound to a device: a value produced elsewhere (on the CPU) is moved there
+      if (!b.device.is_cpu() && produced[k].is_tensor() && produced[k].tensor().device() != b.device) {
+        ExecutionProvider* provider = provider_for(b.device);
+        const Tensor& t = produced[k].tensor();
+        ONYX_ASSIGN_OR_RETURN(Tensor moved, Tensor::create(t.dtype(), t.shape(), provider->allocator(), false));
+        ONYX_RETURN_IF_ERROR(provider->copy(t, moved));
+        produced[k] = Value(std::move(moved));
+      }
       values[k] = std::move(produced[k]);
       continue;
     }
-    ONYX_RETURN_IF_ERROR(copy_into(b.name, produced[k], b.buffer, &copies));
+    ONYX_RETURN_IF_ERROR(copy_into(*this, b.name, produced[k], b.buffer, &copies));
     values[k] = Value(b.buffer);
   }
   binding.values_ = std::move(values);

@@ -40,7 +40,10 @@ class IoBinding {
   // INVALID_ARGUMENT at once when its dtype or rank contradicts the declared output type.
   Status bind_output(const std::string& name, Tensor buffer);
   // Binds output `name` to a device: the run allocates it there with the shape it produces.
-  // Only the CPU exists so far; another device is INVALID_ARGUMENT.
+  // An output produced on that device stays there (its copy to the host is skipped); one
+  // produced elsewhere is copied there. A device no provider of the session uses is
+  // INVALID_ARGUMENT. A buffer bound with bind_output(name, buffer) may be device memory too
+  // (Tensor::borrow with a device): the result is copied into it by that device's provider.
   Status bind_output(const std::string& name, Device device = Device{});
   void clear_inputs() { inputs_.clear(); }
   void clear_outputs() {

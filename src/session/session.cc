@@ -223,6 +223,12 @@ std::vector<std::string> Session::provider_descriptions() const {
   return out;
 }
 
+ExecutionProvider* Session::provider_for(const Device& device) const {
+  for (const auto& p : providers_)
+    if (p->device() == device) return p.get();
+  return nullptr;
+}
+
 std::vector<std::string> Session::provider_names() const {
   std::vector<std::string> out;
   for (const auto& p : providers_) out.push_back(p->name());
@@ -370,7 +376,8 @@ Result<std::vector<Value>> Session::run(const std::vector<std::pair<std::string,
 }
 
 Result<std::vector<Value>> Session::execute(std::vector<Value> inputs, const std::vector<size_t>& wanted,
-                                            const RunOptions& options, const std::vector<Tensor>* targets) const {
+                                            const RunOptions& options, const std::vector<Tensor>* targets,
+                                            const std::vector<char>* outputs_on_device) const {
   set_intra_op_threads(options_.intra_op_threads);
   RunControl control;
   control.terminate = &options.terminate;
@@ -385,6 +392,7 @@ Result<std::vector<Value>> Session::execute(std::vector<Value> inputs, const std
   extras.arena = arena.get();
   extras.control = &control;
   extras.output_targets = targets;
+  extras.outputs_on_device = outputs_on_device;
   if (options.only_execute_path_to_fetches) {
     active = plan_->steps_for_outputs(wanted);
     extras.active_steps = &active;

@@ -167,6 +167,9 @@ class Session {
   std::vector<std::string> provider_descriptions() const;
   // Their names ("CUDA", "CPU").
   std::vector<std::string> provider_names() const;
+  // The provider of this session whose memory is on `device` (the CPU's for the host), or
+  // null when none is.
+  ExecutionProvider* provider_for(const Device& device) const;
   // Graph inputs the caller may feed (initializers with the same name are defaults), with
   // free-dimension overrides applied.
   const std::vector<ir::ValueInfo>& inputs() const { return model_->graph.inputs; }
@@ -222,7 +225,8 @@ class Session {
   // Runs checked inputs (graph-input order) and returns the outputs at `wanted` (indices into
   // outputs()); `targets` as RunExtras::output_targets.
   Result<std::vector<Value>> execute(std::vector<Value> inputs, const std::vector<size_t>& wanted,
-                                     const RunOptions& options, const std::vector<Tensor>* targets) const;
+                                     const RunOptions& options, const std::vector<Tensor>* targets,
+                                     const std::vector<char>* outputs_on_device = nullptr) const;
   Status apply_initializer_overrides();
   Status place_external_data();
 

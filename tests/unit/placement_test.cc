@@ -306,6 +306,62 @@ TEST(Placement, AnInputAlreadyOnTheDeviceIsNotCopied) {
   EXPECT_FLOAT_EQ((*out)[0].tensor().data<float>()[1], 2);
 }
 
+TEST(Placement, OutputsBoundToTheDeviceStayThere) {
+  ModelBuilder b;
+  b.input("x", {4}).output("z", {4}).output("w", {4});
+  b.node("Relu", {"x"}, {"z"});     // produced on the SIM
+  b.node("Sigmoid", {"x"}, {"w"});  // produced on the CPU
+  auto s = make(b, on_sim());
+  ASSERT_TRUE(s);
+  IoBinding binding(*s);
+  ASSERT_TRUE(binding.bind_input("x", Value(ramp({4}, -2, 1))).ok());
+  ASSERT_TRUE(binding.bind_output("z", kSimDevice).ok());
+  ASSERT_TRUE(binding.bind_output("w", kSimDevice).ok());
+  SimProvider::instance()->copies = 0;
+  Status st = s->run(binding);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(SimProvider::instance()->copies, 2);  // x up for Relu, w moved to the device; z not copied down
+  ASSERT_EQ(binding.outputs().size(), 2u);
+  const Tensor& z = binding.outputs()[0].tensor();
+  const Tensor& w = binding.outputs()[1].tensor();
+  EXPECT_EQ(z.device(), kSimDevice);
+  EXPECT_EQ(w.device(), kSimDevice);
+  EXPECT_FLOAT_EQ(z.data<float>()[3], 1);
+  EXPECT_NEAR(w.data<float>()[0], 1 / (1 + std::exp(2.f)), 1e-6);
+
+  // A run without the device binding still returns z on the host.
+  auto plain = s->run({{"x", Value(ramp({4}, -2, 1))}});
+  ASSERT_TRUE(plain.ok()) << plain.status().to_string();
+  EXPECT_TRUE((*plain)[0].tensor().device().is_cpu());
+}
+
+TEST(Placement, ADeviceBufferBoundAsAnOutputIsFilledByItsProvider) {
+  ModelBuilder b;
+  b.input("x", {3}).output("z", {3});
+  b.node("Relu", {"x"}, {"z"});
+  auto s = make(b, on_sim());
+  ASSERT_TRUE(s);
+  std::shared_ptr<Buffer> dev = SimProvider::instance()->allocator()->allocate(12, DataType::kFloat, true);
+  auto buffer = Tensor::borrow(DataType::kFloat, {3}, dev->data(), 12, kSimDevice);
+  ASSERT_TRUE(buffer.ok());
+  IoBinding binding(*s);
+  ASSERT_TRUE(binding.bind_input("x", Value(ramp({3}, -1, 2))).ok());
+  ASSERT_TRUE(binding.bind_output("z", *buffer).ok());
+  Status st = s->run(binding);
+  ASSERT_TRUE(st.ok()) << st.to_string();
+  EXPECT_EQ(binding.outputs()[0].tensor().raw_data(), dev->data());
+  EXPECT_FLOAT_EQ(static_cast<float*>(dev->data())[2], 3);
+
+  auto cpu_only = make(b, SessionOptions{});
+  IoBinding other(*cpu_only);
+  Status refused = other.bind_output("z", *buffer);
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("simulated:0"), std::string::npos) << refused.to_string();
+  refused = other.bind_output("z", Device{Device::Type::kCuda, 0});
+  EXPECT_EQ(refused.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(refused.message().find("none of this session's providers (CPU)"), std::string::npos) << refused.to_string();
+}
+
 TEST(Placement, RunsFromManyThreadsAgree) {
   ModelBuilder b;
   b.input("x", {64}).input("y", {64}).output("z", {64});
