@@ -183,10 +183,11 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
   const bool single_provider = providers.size() == 1;
   PlacementOptions default_placement;
   const PlacementOptions& place = placement ? *placement : default_placement;
-  std::set<std::string> captured;  // names this graph's subgraphs read
-  for (const ir::Node* node : single_provider ? std::vector<const ir::Node*>{} : order)
-    for (const auto& name : node_reads(*node))
-      if (std::find(node->inputs.begin(), node->inputs.end(), name) == node->inputs.end()) captured.insert(name);
+  std::set<std::string> captured;  // names this graph's subgraphs read (only placement asks)
+  if (!single_provider)
+    for (const ir::Node* node : order)
+      for (const auto& name : node_reads(*node))
+        if (std::find(node->inputs.begin(), node->inputs.end(), name) == node->inputs.end()) captured.insert(name);
   std::unordered_map<int, Device> device_of_slot;
   std::map<std::pair<int, std::string>, int> copies;
   auto device_of = [&](int s) {
