@@ -73,6 +73,7 @@ void print_placement(const Session& session) {
   for (const auto& [provider, n] : nodes) std::printf(" %d nodes on %s,", n, provider.c_str());
   std::printf(" %d copy steps\n", copies);
   for (const std::string& d : session.provider_descriptions()) std::printf("  provider: %s\n", d.c_str());
+  for (const std::string& d : session.declined_rewrites()) std::printf("  not fused: %s\n", d.c_str());
   for (const NodePlacement& p : session.placement()) {
     if (p.is_copy) std::printf("  copy   %s\n", p.node.c_str());
     else if (!p.reason.empty()) std::printf("  on %s  %s: %s\n", p.provider.c_str(), p.node.c_str(), p.reason.c_str());

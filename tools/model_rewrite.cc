@@ -10,13 +10,14 @@
 
 namespace onyx::cli {
 
-Result<OptimizedModel> load_and_optimize(const std::string& path, int level, const std::set<std::string>* fuse_only) {
+Result<OptimizedModel> load_and_optimize(const std::string& path, int level, const std::set<std::string>* fuse_only,
+                                         const std::set<std::string>& disabled) {
   OptimizedModel out;
   ONYX_ASSIGN_OR_RETURN(out.model, onnx_format::load_model_file(path));
   out.report.nodes_before = out.report.nodes_after = out.model.graph.nodes.size();
+  ONYX_ASSIGN_OR_RETURN(optimizer::PassManager manager, optimizer::PassManager::for_level(level, disabled));
   if (level <= 0) return out;
   ops::GraphTypes types = ops::infer_graph_types(out.model.graph, out.model.opsets);
-  optimizer::PassManager manager = optimizer::PassManager::for_level(level);
   if (fuse_only) {
     std::vector<optimizer::PassManager::PhasePasses> phases;
     for (optimizer::Phase p : optimizer::kAllPhases) {

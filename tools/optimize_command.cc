@@ -1,4 +1,4 @@
-// onyx optimize MODEL -o OUT [--level L] [--external-data NAME]
+// onyx optimize MODEL -o OUT [--level L] [--external-data NAME] [--model-type T] [--disable-passes P,...]
 //               [--float16 [--keep-io-types] [--op-block-list OP,OP,...] [--no-compare]
 //                [--auto-mixed-precision --tolerance T [--inputs-dir DIR | --runs N] [--threads N]]]
 // Writes MODEL after onyx's graph optimisations at level L (default 2: simplifications and
@@ -12,12 +12,17 @@
 // inputs (--no-compare skips that). --auto-mixed-precision keeps the fewest nodes in float32 for
 // the outputs to stay within T (absolute) of the float32 model's on the feed sets of DIR (as
 // quantize --calibration reads them) or on N random sets (default 2), fp16 overflow avoided
-// (tools/mixed_precision.h). --model-type is refused by name (onyx's fusions are generic).
+// (tools/mixed_precision.h).
+// --model-type bert|gpt2|vit|unet turns off the fusions that type never has and then checks
+// the result against the fusion families the type should end with (optimizer/model_type.h):
+// per family the fused ops, what was left unfused, and a verdict. --disable-passes P,... skips
+// those passes (onyx's names or ONNX Runtime's CamelCase ones, as SessionOptions takes them).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -25,6 +30,7 @@
 #include "model_rewrite.h"
 #include "mixed_precision.h"
 #include "optimizer/float16_conversion.h"
+#include "optimizer/model_type.h"
 
 namespace onyx::cli {
 namespace {
@@ -37,7 +43,19 @@ struct OptimizeArgs {
   double tolerance = -1;
   std::string inputs_dir;
   int random_sets = 2, threads = 0;
+  const optimizer::ModelType* model_type = nullptr;
+  std::set<std::string> disabled_passes;
 };
+
+std::set<std::string> comma_list(const std::string& v) {
+  std::set<std::string> out;
+  for (size_t start = 0; start <= v.size();) {
+    const size_t comma = std::min(v.find(',', start), v.size());
+    if (comma > start) out.insert(v.substr(start, comma - start));
+    start = comma + 1;
+  }
+  return out;
+}
 
 Result<int> positive(const std::string& flag, const std::string& v) {
   char* end = nullptr;
@@ -71,12 +89,7 @@ Result<OptimizeArgs> parse(const std::vector<std::string>& args) {
     }
     if (a == "--op-block-list") {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
-      o.fp16.op_block_list.clear();
-      for (size_t start = 0; start <= v.size();) {
-        const size_t comma = std::min(v.find(',', start), v.size());
-        if (comma > start) o.fp16.op_block_list.insert(v.substr(start, comma - start));
-        start = comma + 1;
-      }
+      o.fp16.op_block_list = comma_list(v);
       continue;
     }
     if (a == "--auto-mixed-precision") {
@@ -101,8 +114,17 @@ Result<OptimizeArgs> parse(const std::vector<std::string>& args) {
       (a == "--runs" ? o.random_sets : o.threads) = n;
       continue;
     }
-    if (a == "--model-type")
-      return not_implemented(a, " is not built (onyx's fusions are generic: every model gets all of them)");
+    if (a == "--model-type") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      ONYX_ASSIGN_OR_RETURN(o.model_type, optimizer::find_model_type(v));
+      continue;
+    }
+    if (a == "--disable-passes") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      const std::set<std::string> names = comma_list(v);
+      o.disabled_passes.insert(names.begin(), names.end());
+      continue;
+    }
     if (!a.empty() && a[0] == '-') return invalid_argument("unknown option '", a, "'");
     return invalid_argument("unexpected argument '", a, "'");
   }
@@ -115,7 +137,12 @@ Result<OptimizeArgs> parse(const std::vector<std::string>& args) {
 
 Status optimize(const OptimizeArgs& o) {
   const RewriteArgs& a = o.rewrite;
-  ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(a.model, a.level));
+  std::set<std::string> disabled = o.disabled_passes;
+  if (o.model_type) disabled.insert(o.model_type->disabled_passes.begin(), o.model_type->disabled_passes.end());
+  ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(a.model, a.level, nullptr, disabled));
+  // The fusion check looks at the graph the fusions left, before any float16 Casts.
+  std::string fusion_check;
+  if (o.model_type) fusion_check = optimizer::check_fusions(m.model.graph, *o.model_type).to_string(*o.model_type);
   if (o.float16) {
     optimizer::Float16Options fp16 = o.fp16;
     if (o.amp) {
@@ -149,6 +176,7 @@ Status optimize(const OptimizeArgs& o) {
   std::printf("passes that changed the graph: %s\n", fired.empty() ? "none" : fired.c_str());
   if (!m.report.skipped.empty()) std::printf("optimisation skipped: %s\n", m.report.skipped.c_str());
   std::printf("ops: %s\n", op_histogram(m.model.graph).c_str());
+  if (o.model_type) std::printf("%s", fusion_check.c_str());
   return Status::Ok();
 }
 
@@ -159,7 +187,7 @@ int optimize_command(const std::vector<std::string>& args) {
   if (!parsed.ok()) {
     std::fprintf(stderr,
                  "onyx optimize: %s\nusage: onyx optimize MODEL -o OUT [--level 0|1|2|99] [--external-data NAME] "
-                 "[--float16 [--keep-io-types] [--op-block-list OP,...] [--no-compare] "
+                 "[--model-type bert|gpt2|vit|unet] [--disable-passes PASS,...] [--float16 [--keep-io-types] [--op-block-list OP,...] [--no-compare] "
                  "[--auto-mixed-precision --tolerance T [--inputs-dir DIR | --runs N] [--threads N]]]\n",
                  parsed.status().message().c_str());
     return 2;

@@ -127,8 +127,10 @@ class PySession {
  public:
   // `model` is a path (str) when `is_path`, else the serialized ModelProto (bytes).
   // `providers`: (name, options) in priority order (SessionOptions::providers); empty: the CPU.
+  // `disabled_optimizers`: passes not to run (SessionOptions::disabled_optimizers).
   PySession(const PySessionOptions& options, py::handle model, bool is_path,
-            const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& providers = {});
+            const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& providers = {},
+            const std::vector<std::string>& disabled_optimizers = {});
   py::list run(py::object output_names, py::dict input_feed, py::object run_options) const;
   // As run, with OrtValue feeds and OrtValue results (no numpy conversion either way).
   py::list run_with_ort_values(py::object output_names, py::dict input_feed, py::object run_options) const;

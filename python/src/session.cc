@@ -19,9 +19,11 @@ const RunOptions& run_options_of(py::handle obj) {
 }
 
 PySession::PySession(const PySessionOptions& options, py::handle model, bool is_path,
-                     const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& providers)
+                     const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& providers,
+                     const std::vector<std::string>& disabled_optimizers)
     : options_(options) {
   SessionOptions core = options.resolved();
+  core.disabled_optimizers.insert(disabled_optimizers.begin(), disabled_optimizers.end());
   for (const auto& [name, provider_options] : providers) core.append_provider(name, provider_options);
   Result<std::unique_ptr<Session>> loaded = Status(StatusCode::kInternal, "not loaded");
   if (is_path) {
@@ -177,9 +179,11 @@ std::string PySession::names(bool outputs) const {
 void register_session(py::module_& m) {
   py::class_<PySession>(m, "InferenceSession")
       .def(py::init<const PySessionOptions&, py::handle, bool,
-                    const std::vector<std::pair<std::string, std::map<std::string, std::string>>>&>(),
+                    const std::vector<std::pair<std::string, std::map<std::string, std::string>>>&,
+                    const std::vector<std::string>&>(),
            py::arg("sess_options"), py::arg("model"), py::arg("is_path"),
-           py::arg("providers") = std::vector<std::pair<std::string, std::map<std::string, std::string>>>{})
+           py::arg("providers") = std::vector<std::pair<std::string, std::map<std::string, std::string>>>{},
+           py::arg("disabled_optimizers") = std::vector<std::string>{})
       .def_property_readonly("providers",
                              [](const PySession& s) {
                                std::vector<std::string> out;

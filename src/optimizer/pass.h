@@ -13,9 +13,11 @@
 // broken graph as an INTERNAL error naming the pass.
 #pragma once
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -34,12 +36,27 @@ inline constexpr Phase kAllPhases[] = {Phase::kSimplify, Phase::kFuse, Phase::kL
 int phase_level(Phase phase);        // simplify 1 (basic), fuse 2 (extended), layout 99 (all)
 const char* phase_name(Phase phase);  // "simplify", "fuse", "layout"
 
+// The provider a session prefers, when it is not the CPU (the first of
+// SessionOptions::providers). Rewrites are judged against it: one whose new nodes it has no
+// kernel for, replacing nodes it has a kernel for every one of, is not made, because unfused
+// the nodes run on the device and fused they would fall back to the CPU (with copies around
+// them). A rewrite of nodes the provider could not all run anyway is made as usual.
+struct ProviderTarget {
+  std::string provider;  // "CUDA"
+  // Whether the provider has a kernel for (domain, op) at that opset (KernelRegistry::find).
+  std::function<bool(const std::string& domain, const std::string& op, int64_t opset)> has_kernel;
+};
+
 // What a pass sees: the model (its main graph is what passes rewrite; opset imports may be
 // added), the static types of the graph as it stands, and the log level.
 struct PassContext {
   ir::Model& model;
   const ops::GraphTypes& types;
   int log_level = 2;
+  // Null on the CPU alone. RulePass::run drops the patches `target` rules out and records
+  // each under "PASS: PROVIDER has no kernel for DOMAIN:OP", with the node it matched at.
+  const ProviderTarget* target = nullptr;
+  std::map<std::string, std::set<std::string>>* declined = nullptr;
   // The model's opset for the node's domain; 0 when the domain is not imported.
   int64_t opset(const ir::Node& node) const { return model.opset(node.domain); }
 };
@@ -84,6 +101,10 @@ class PassRegistry {
   const std::vector<PassDef>& all() const { return defs_; }
   // The passes of `phase`, in run order.
   std::vector<std::shared_ptr<const Pass>> phase(Phase phase) const;
+  // The registered pass `name` names: onyx's snake_case name ("gelu_fusion") or the same name
+  // in CamelCase, as ONNX Runtime spells its optimizers ("GeluFusion", "ConvBNFusion"). An
+  // INVALID_ARGUMENT error listing the known passes when none matches.
+  Result<std::string> canonical_name(const std::string& name) const;
 
  private:
   std::vector<PassDef> defs_;

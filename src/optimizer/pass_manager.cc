@@ -4,7 +4,6 @@
 #include <chrono>
 #include <set>
 #include <unordered_set>
-#include <unordered_set>
 
 #include "core/logging.h"
 #include "optimizer/verify.h"
@@ -46,6 +45,54 @@ std::vector<std::shared_ptr<const Pass>> PassRegistry::phase(Phase phase) const 
   return out;
 }
 
+Result<std::string> PassRegistry::canonical_name(const std::string& name) const {
+  // CamelCase to snake_case: a word starts at an upper-case letter after a lower-case letter or
+  // digit, or at the last capital of an acronym followed by lower case ("ConvBNFusion").
+  std::string snake;
+  for (size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool upper = c >= 'A' && c <= 'Z';
+    if (upper && i > 0) {
+      const char prev = name[i - 1], next = i + 1 < name.size() ? name[i + 1] : '\0';
+      const bool prev_lower = (prev >= 'a' && prev <= 'z') || (prev >= '0' && prev <= '9');
+      const bool acronym_end = prev >= 'A' && prev <= 'Z' && next >= 'a' && next <= 'z';
+      if (prev_lower || acronym_end) snake += '_';
+    }
+    snake += upper ? char(c - 'A' + 'a') : c;
+  }
+  std::string known;
+  for (const PassDef& d : defs_) {
+    if (d.pass->name() == snake) return snake;
+    known += (known.empty() ? "" : ", ") + d.pass->name();
+  }
+  return invalid_argument("no graph optimisation pass is named '", name, "'; the passes are: ", known);
+}
+
+namespace {
+
+// "domain:op" of a node `patch` adds that ctx.target has no kernel for, when it has kernels for
+// every node the patch removes (ProviderTarget); "" when the patch may go ahead.
+std::string op_the_target_lacks(const Patch& patch, const ir::Graph& graph, const PassContext& ctx) {
+  const ProviderTarget& target = *ctx.target;
+  auto opset_of = [&](const std::string& domain) {
+    auto it = patch.opset_imports.find(domain);
+    return it != patch.opset_imports.end() ? it->second : ctx.model.opset(domain);
+  };
+  std::string missing;
+  for (const ir::Node& n : patch.add_nodes)
+    if (missing.empty() && !target.has_kernel(n.domain, n.op_type, opset_of(n.domain)))
+      missing = n.domain.empty() ? n.op_type : n.domain + ":" + n.op_type;
+  if (missing.empty()) return "";
+  for (size_t r : patch.remove_nodes) {
+    if (r >= graph.nodes.size()) return "";  // malformed; apply_patches reports it
+    const ir::Node& n = graph.nodes[r];
+    if (!target.has_kernel(n.domain, n.op_type, ctx.opset(n))) return "";
+  }
+  return missing;
+}
+
+}  // namespace
+
 Result<bool> RulePass::run(PassContext& ctx) const {
   ir::Graph& graph = ctx.model.graph;
   bool changed = false;
@@ -60,6 +107,15 @@ Result<bool> RulePass::run(PassContext& ctx) const {
       if (removed[i]) continue;
       std::optional<Patch> patch = match(index, i, ctx);
       if (!patch || patch->empty()) continue;
+      if (ctx.target) {
+        std::string missing = op_the_target_lacks(*patch, graph, ctx);
+        if (!missing.empty()) {
+          if (ctx.declined)
+            (*ctx.declined)[name() + ": " + ctx.target->provider + " has no kernel for " + missing].insert(
+                graph.nodes[i].label());
+          continue;
+        }
+      }
       // Values this patch deletes, and values it makes something read (newly or again).
       std::unordered_set<std::string> made;
       for (const auto& n : patch->add_nodes) made.insert(n.outputs.begin(), n.outputs.end());
@@ -133,6 +189,18 @@ PassManager PassManager::for_level(int level) {
   return PassManager(std::move(phases));
 }
 
+Result<PassManager> PassManager::for_level(int level, const std::set<std::string>& disabled) {
+  std::set<std::string> names;
+  for (const std::string& d : disabled) {
+    ONYX_ASSIGN_OR_RETURN(std::string name, PassRegistry::global().canonical_name(d));
+    names.insert(std::move(name));
+  }
+  PassManager manager = for_level(level);
+  for (auto& [phase, passes] : manager.phases_)
+    std::erase_if(passes, [&](const auto& pass) { return names.count(pass->name()) > 0; });
+  return manager;
+}
+
 Result<OptimizeReport> PassManager::run(ir::Model& model, ops::GraphTypes& types, int log_level) const {
   OptimizeReport report;
   ir::Graph& graph = model.graph;
@@ -180,7 +248,7 @@ Result<OptimizeReport> PassManager::run(ir::Model& model, ops::GraphTypes& types
         break;
       }
       for (const auto& pass : passes) {
-        PassContext ctx{model, types, log_level};
+        PassContext ctx{model, types, log_level, target ? &*target : nullptr, &report.declined_for_provider};
         const auto start = std::chrono::steady_clock::now();
         Result<bool> r = pass->run(ctx);
         if (!r.ok()) {

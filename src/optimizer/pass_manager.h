@@ -4,6 +4,8 @@
 #include <chrono>
 #include <map>
 #include <memory>
+#include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -19,6 +21,9 @@ struct OptimizeReport {
   size_t nodes_before = 0, nodes_after = 0;
   // Pass name -> how many of its runs changed the graph.
   std::map<std::string, int> changes;
+  // Rewrites not made for the preferred provider (PassContext::declined): "attention_fusion:
+  // CUDA has no kernel for com.microsoft:MultiHeadAttention" -> the nodes they matched at.
+  std::map<std::string, std::set<std::string>> declined_for_provider;
   // Every pass run, in order (for the profile): which pass, phase and round, when, and
   // whether it changed the graph (its time includes the checks and re-inference that follow).
   struct PassRun {
@@ -42,6 +47,9 @@ class PassManager {
   // The registered passes of every phase `level` enables (SessionOptions::
   // graph_optimization_level: 0 none, 1 simplify, 2 and 3 also fuse, 99 also layout).
   static PassManager for_level(int level);
+  // The same without the passes `disabled` names (PassRegistry::canonical_name spellings); an
+  // INVALID_ARGUMENT error when one names no pass.
+  static Result<PassManager> for_level(int level, const std::set<std::string>& disabled);
   explicit PassManager(std::vector<PhasePasses> phases) : phases_(std::move(phases)) {}
 
   // Optimises `model`'s main graph in place. `types` must be the static types of the graph as
@@ -55,6 +63,8 @@ class PassManager {
   Result<OptimizeReport> run(ir::Model& model, ops::GraphTypes& types, int log_level = 2) const;
 
   int max_rounds = 16;
+  // Set by a session whose first provider is not the CPU (PassContext::target).
+  std::optional<ProviderTarget> target;
 
  private:
   std::vector<PhasePasses> phases_;

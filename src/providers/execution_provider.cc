@@ -30,6 +30,12 @@ std::shared_ptr<ExecutionProvider> CpuProvider::shared() {
   return cpu;
 }
 
+Result<Tensor> ExecutionProvider::copy_to_own_memory(const Tensor& src) {
+  ONYX_ASSIGN_OR_RETURN(Tensor dst, Tensor::create(src.dtype(), src.shape(), allocator(), false));
+  ONYX_RETURN_IF_ERROR(copy(src, dst));
+  return dst;
+}
+
 Status check_copy_pair(const Tensor& src, const Tensor& dst) {
   if (!src.defined() || !dst.defined()) return error(StatusCode::kInternal, "copy between undefined tensors");
   if (src.dtype() != dst.dtype() || src.numel() != dst.numel())

@@ -41,6 +41,9 @@ class ExecutionProvider {
   virtual Status copy(const Tensor& src, Tensor& dst) const = 0;
   // Waits until the work this provider's kernels queued has finished (no-op for the CPU).
   virtual Status synchronize() const { return Status::Ok(); }
+  // A new tensor in this provider's memory (allocator()) holding a copy of `src` (on the host or
+  // this provider's device).
+  Result<Tensor> copy_to_own_memory(const Tensor& src);
 };
 
 // The CPU: always present; its kernels read and write host memory.

@@ -213,11 +213,10 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     const int c = plan->slot(source + "@" + target.to_string());
     const Value& constant = plan->constants_[size_t(s)];
     if (constant.is_tensor() && !graph_input_names.count(source)) {
-      const Tensor& host = constant.tensor();
-      ONYX_ASSIGN_OR_RETURN(Tensor copy, Tensor::create(host.dtype(), host.shape(), via->allocator(), false));
-      Status st = via->copy(host, copy);
-      if (!st.ok()) return std::move(st).with_context("while copying initializer '" + source + "' to " + target.to_string());
-      plan->constants_[size_t(c)] = Value(std::move(copy));
+      Result<Tensor> copy = via->copy_to_own_memory(constant.tensor());
+      if (!copy.ok())
+        return copy.take_status().with_context("while copying initializer '" + source + "' to " + target.to_string());
+      plan->constants_[size_t(c)] = Value(std::move(copy).value());
     } else {
       ir::Node& n = plan->copy_nodes_.emplace_back();
       n.name = "copy of '" + source + "' to " + target.to_string();

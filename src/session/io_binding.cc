@@ -140,10 +140,7 @@ Status Session::run(IoBinding& binding, const RunOptions& options) const {
     if (!b.buffer.defined()) {
       // bound to a device: a value produced elsewhere (on the CPU) is moved there
       if (!b.device.is_cpu() && produced[k].is_tensor() && produced[k].tensor().device() != b.device) {
-        ExecutionProvider* provider = provider_for(b.device);
-        const Tensor& t = produced[k].tensor();
-        ONYX_ASSIGN_OR_RETURN(Tensor moved, Tensor::create(t.dtype(), t.shape(), provider->allocator(), false));
-        ONYX_RETURN_IF_ERROR(provider->copy(t, moved));
+        ONYX_ASSIGN_OR_RETURN(Tensor moved, provider_for(b.device)->copy_to_own_memory(produced[k].tensor()));
         produced[k] = Value(std::move(moved));
       }
       values[k] = std::move(produced[k]);

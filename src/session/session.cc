@@ -79,6 +79,20 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
   };
   if (prof) prof->session_event("model_load", load_start, t);
 
+  // Providers first: one that cannot run here fails before any work, and the optimiser needs
+  // to know the preferred one (optimizer::ProviderTarget).
+  PlacementOptions placement;
+  for (const auto& [name, provider_options] : options.providers) {
+    ONYX_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> provider,
+                          ProviderRegistry::global().create(name, provider_options));
+    for (const auto& have : placement.providers)
+      if (have->name() == provider->name()) return invalid_argument("provider '", name, "' is listed twice");
+    placement.providers.push_back(std::move(provider));
+  }
+  if (std::none_of(placement.providers.begin(), placement.providers.end(),
+                   [](const auto& p) { return p->name() == "CPU"; }))
+    placement.providers.push_back(CpuProvider::shared());
+
   ONYX_RETURN_IF_ERROR(s->apply_initializer_overrides());
   ONYX_RETURN_IF_ERROR(s->place_external_data());
   ONYX_ASSIGN_OR_RETURN(FreeDimensionResult dims,
@@ -92,9 +106,21 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
   for (const auto& w : s->types_->warnings) log_message(LogLevel::kWarning, options.log_level, "static inference: " + w);
   mark("static_inference");
   if (options.graph_optimization_level > 0) {
-    const auto manager = optimizer::PassManager::for_level(options.graph_optimization_level);
+    ONYX_ASSIGN_OR_RETURN(optimizer::PassManager manager,
+                          optimizer::PassManager::for_level(options.graph_optimization_level,
+                                                            options.disabled_optimizers));
+    if (const std::string preferred = placement.providers.front()->name(); preferred != "CPU")
+      manager.target = optimizer::ProviderTarget{
+          preferred, [preferred](const std::string& domain, const std::string& op, int64_t opset) {
+            return KernelRegistry::global().find(preferred, domain, op, opset) != nullptr;
+          }};
     ONYX_ASSIGN_OR_RETURN(optimizer::OptimizeReport report,
                           manager.run(*s->model_, *s->types_, options.log_level));
+    for (const auto& [why, at] : report.declined_for_provider) {
+      s->declined_rewrites_.push_back(why + " (" + std::to_string(at.size()) + " match" + (at.size() == 1 ? "" : "es") +
+                                      ", first at " + *at.begin() + ")");
+      log_message(LogLevel::kInfo, options.log_level, "graph optimization: not fused, " + s->declined_rewrites_.back());
+    }
     log_message(LogLevel::kInfo, options.log_level, "graph optimization (level " +
                 std::to_string(options.graph_optimization_level) + "): " + report.summary());
     if (prof)
@@ -111,17 +137,6 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
     ONYX_RETURN_IF_ERROR(onnx_format::save_model(*s->model_, options.optimized_model_filepath, save));
     mark("save_optimized_model");
   }
-  PlacementOptions placement;
-  for (const auto& [name, provider_options] : options.providers) {
-    ONYX_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> provider,
-                          ProviderRegistry::global().create(name, provider_options));
-    for (const auto& have : placement.providers)
-      if (have->name() == provider->name()) return invalid_argument("provider '", name, "' is listed twice");
-    placement.providers.push_back(std::move(provider));
-  }
-  if (std::none_of(placement.providers.begin(), placement.providers.end(),
-                   [](const auto& p) { return p->name() == "CPU"; }))
-    placement.providers.push_back(CpuProvider::shared());
   placement.strict = options.disable_cpu_fallback;
   placement.types = &s->types_->all;
   s->providers_ = placement.providers;

@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <set>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -34,6 +35,10 @@ struct SessionOptions {
   // (also layout passes: channels-last convolutions). Graph inputs and output names never
   // change. The passes and their contract: ARCHITECTURE.md, "Graph optimisation".
   int graph_optimization_level = 99;
+  // Passes not to run, whatever the level: onyx's names ("attention_fusion") or ONNX Runtime's
+  // CamelCase spelling of the same ("AttentionFusion"); a name that matches no pass is an
+  // INVALID_ARGUMENT error at session creation, listing the passes (optimizer/pass.h).
+  std::set<std::string> disabled_optimizers;
   // Threads for the work inside one node (OpenMP, shared with oneDNN); set on the calling
   // thread at the start of each run.
   int intra_op_threads = 0;           // 0: one per core
@@ -162,6 +167,11 @@ class Session {
   std::vector<std::pair<std::string, std::string>> kernel_implementations() const;
   // Where each node of the main graph runs and why, with the copy steps, in plan order.
   const std::vector<NodePlacement>& placement() const;
+  // Fusions the optimiser did not make because the preferred provider lacks the fused op's
+  // kernel but has the kernels of the nodes it would replace (optimizer::ProviderTarget):
+  // "attention_fusion: CUDA has no kernel for com.microsoft:MultiHeadAttention (12 matches,
+  // first at 'Softmax_3' (Softmax))". Empty with the CPU alone.
+  const std::vector<std::string>& declined_rewrites() const { return declined_rewrites_; }
   // The providers this session uses, in priority order (the CPU last), as
   // ExecutionProvider::description says them.
   std::vector<std::string> provider_descriptions() const;
@@ -252,6 +262,7 @@ class Session {
   SessionOptions options_;
   std::unique_ptr<Profiler> profiler_;  // null unless enable_profiling
   std::vector<std::shared_ptr<ExecutionProvider>> providers_;  // priority order, the CPU last
+  std::vector<std::string> declined_rewrites_;
   // Initializers that view a mapped external-data file (not caller memory, not a copy made by
   // a loader), with the address they view: when a kernel packs one that still views it, its
   // pages of the mapping are released too.

@@ -179,5 +179,36 @@ TEST(Levels, TheSessionOptimisesByItsOption) {
   expect_same_outputs(*a, *b, 1e-5, 1e-6);
 }
 
+TEST(DisabledPasses, OnyxAndOrtSpellingsNameTheSamePass) {
+  const auto& registry = optimizer::PassRegistry::global();
+  auto canonical = [&](const std::string& name) {
+    auto r = registry.canonical_name(name);
+    return r.ok() ? *r : "error: " + r.status().to_string();
+  };
+  for (const char* name : {"gelu_fusion", "GeluFusion"}) EXPECT_EQ(canonical(name), "gelu_fusion");
+  EXPECT_EQ(canonical("ConvBNFusion"), "conv_bn_fusion");
+  EXPECT_EQ(canonical("SkipLayerNormFusion"), "skip_layer_norm_fusion");
+  auto bad = registry.canonical_name("NchwcTransformer");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("no graph optimisation pass is named 'NchwcTransformer'"), std::string::npos);
+  EXPECT_NE(bad.status().message().find("attention_fusion"), std::string::npos) << "the message lists the passes";
+}
+
+TEST(DisabledPasses, TheSessionSkipsThemAndRefusesUnknownNames) {
+  const std::string bytes = gelu_with_identity().bytes();
+  SessionOptions options;
+  options.disabled_optimizers = {"GeluFusion"};
+  auto s = Session::load_bytes(bytes.data(), bytes.size(), options);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  // Level-1 passes still ran (the Identity went); the GELU stays written out.
+  EXPECT_EQ(histogram((*s)->model().graph), (std::map<std::string, int>{{"Div", 1}, {"Erf", 1}, {"Add", 1}, {"Mul", 2}}));
+  options.disabled_optimizers = {"gelu_fusion", "no_such_pass"};
+  auto bad = Session::load_bytes(bytes.data(), bytes.size(), options);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().message().find("'no_such_pass'"), std::string::npos) << bad.status().to_string();
+}
+
 }  // namespace
 }  // namespace onyx::testing

@@ -263,3 +263,31 @@ def test_bf16_gemm_config_entry():
     assert y16.dtype == np.float32
     assert np.abs(y32 - ref).max() / scale < 1e-5
     assert np.abs(y16 - ref).max() / scale < 2e-2
+
+
+def test_disabled_optimizers(tmp_path):
+    # ORT's InferenceSession(..., disabled_optimizers=[...]): the passes named (onyx's or ORT's
+    # spelling) do not run; a name no pass has raises at creation.
+    half, one, root2 = (numpy_helper.from_array(np.array(v, np.float32), n)
+                        for v, n in ((0.5, "half"), (1.0, "one"), (np.sqrt(2.0), "root2")))
+    model = make_model([helper.make_node("Div", ["x", "root2"], ["d"]), helper.make_node("Erf", ["d"], ["e"]),
+                        helper.make_node("Add", ["e", "one"], ["p"]), helper.make_node("Mul", ["x", "p"], ["xp"]),
+                        helper.make_node("Mul", ["xp", "half"], ["y"])],
+                       [tensor_info("x", TensorProto.FLOAT, [2, 3])], [tensor_info("y", TensorProto.FLOAT, [2, 3])],
+                       [half, one, root2])
+    x = np.linspace(-3, 3, 6, dtype=np.float32).reshape(2, 3)
+
+    def optimised_ops(**kwargs):
+        so = onnxruntime.SessionOptions()
+        so.optimized_model_filepath = str(tmp_path / "opt.onnx")
+        (y,) = onnxruntime.InferenceSession(model, sess_options=so, **kwargs).run(None, {"x": x})
+        return sorted(n.op_type for n in onnx.load(so.optimized_model_filepath).graph.node), y
+
+    fused, y_fused = optimised_ops()
+    assert fused == ["Gelu"]
+    for names in (["GeluFusion"], {"gelu_fusion"}, "GeluFusion"):
+        kept, y_kept = optimised_ops(disabled_optimizers=names)
+        assert kept == ["Add", "Div", "Erf", "Mul", "Mul"], names
+        np.testing.assert_allclose(y_kept, y_fused, rtol=1e-5, atol=1e-6)
+    with pytest.raises(Exception, match="no graph optimisation pass is named 'NoSuchFusion'"):
+        onnxruntime.InferenceSession(model, disabled_optimizers=["NoSuchFusion"])

@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <cmath>
 #include <cstring>
 #include <thread>
 
@@ -77,15 +78,34 @@ std::string float_only(const KernelQuery& q) {
   return "";
 }
 
-class SimAdd final : public Kernel {
+// a OP b on the SIM device, float32; either input may be a single value.
+template <typename Op>
+class SimBinary final : public Kernel {
  public:
   Status compute(KernelContext& ctx) const override {
     ONYX_RETURN_IF_ERROR(expect_on_sim(ctx, 0));
     ONYX_RETURN_IF_ERROR(expect_on_sim(ctx, 1));
     const Tensor &a = ctx.input(0), &b = ctx.input(1);
-    if (a.shape() != b.shape()) return not_implemented("SIM Add does not broadcast");
-    ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_uninitialized(0, DataType::kFloat, a.shape()));
-    for (int64_t i = 0; i < a.numel(); ++i) y->data<float>()[i] = a.data<float>()[i] + b.data<float>()[i];
+    if (a.shape() != b.shape() && a.numel() != 1 && b.numel() != 1)
+      return not_implemented("SIM binary ops broadcast single values only");
+    const Tensor& big = a.numel() >= b.numel() ? a : b;
+    ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_uninitialized(0, DataType::kFloat, big.shape()));
+    for (int64_t i = 0; i < big.numel(); ++i)
+      y->data<float>()[i] = Op()(a.data<float>()[a.numel() == 1 ? 0 : i], b.data<float>()[b.numel() == 1 ? 0 : i]);
+    return Status::Ok();
+  }
+};
+struct AddOp { float operator()(float a, float b) const { return a + b; } };
+struct MulOp { float operator()(float a, float b) const { return a * b; } };
+struct DivOp { float operator()(float a, float b) const { return a / b; } };
+
+class SimErf final : public Kernel {
+ public:
+  Status compute(KernelContext& ctx) const override {
+    ONYX_RETURN_IF_ERROR(expect_on_sim(ctx, 0));
+    const Tensor& x = ctx.input(0);
+    ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_uninitialized(0, DataType::kFloat, x.shape()));
+    for (int64_t i = 0; i < x.numel(); ++i) y->data<float>()[i] = std::erf(x.data<float>()[i]);
     return Status::Ok();
   }
 };
@@ -113,13 +133,17 @@ class SimReshape final : public Kernel {
   }
 };
 
-ONYX_REGISTER_PROVIDER_KERNEL("SIM", "", "Add", 7, kLatestOpset, SimAdd, float_only, {});
+ONYX_REGISTER_PROVIDER_KERNEL("SIM", "", "Add", 7, kLatestOpset, SimBinary<AddOp>, float_only, {});
+ONYX_REGISTER_PROVIDER_KERNEL("SIM", "", "Mul", 7, kLatestOpset, SimBinary<MulOp>, float_only, {});
+ONYX_REGISTER_PROVIDER_KERNEL("SIM", "", "Div", 7, kLatestOpset, SimBinary<DivOp>, float_only, {});
+ONYX_REGISTER_PROVIDER_KERNEL("SIM", "", "Erf", 9, kLatestOpset, SimErf, float_only, {});
 ONYX_REGISTER_PROVIDER_KERNEL("SIM", "", "Relu", 6, kLatestOpset, SimRelu, float_only, {});
 ONYX_REGISTER_PROVIDER_KERNEL("SIM", "", "Reshape", 5, kLatestOpset, SimReshape, nullptr, {1});
 
-std::unique_ptr<Session> make(ModelBuilder& b, SessionOptions options, Status* failure = nullptr) {
+// Level 0 unless `level` says otherwise.
+std::unique_ptr<Session> make(ModelBuilder& b, SessionOptions options, Status* failure = nullptr, int level = 0) {
   const std::string bytes = b.bytes();
-  options.graph_optimization_level = 0;
+  options.graph_optimization_level = level;
   auto s = Session::load_bytes(bytes.data(), bytes.size(), options);
   if (failure) *failure = s.ok() ? Status::Ok() : s.status();
   if (!failure) EXPECT_TRUE(s.ok()) << s.status().to_string();
@@ -417,6 +441,58 @@ TEST(Placement, ProvidersThatCannotBeMadeAreErrorsNeverAFallback) {
   ASSERT_TRUE(s);
   EXPECT_EQ(find(*s, "Relu")->provider, "CPU");
   EXPECT_EQ(count_copies(*s), 0u);
+}
+
+// Fusions are judged against the preferred provider (optimizer::ProviderTarget). SIM runs
+// every node of the erf GELU but has no com.microsoft:Gelu: the nodes stay unfused, on SIM.
+// It has no Tanh, so the tanh GELU is fused anyway (FastGelu, on the CPU), as on the CPU alone.
+TEST(Placement, AFusionIsMadeOnlyWhereThePreferredProviderGainsFromIt) {
+  auto scalar = [](ModelBuilder& b, const std::string& name, float v) {
+    b.initializer(name, {}, {v});
+    return name;
+  };
+  ModelBuilder erf_gelu;
+  erf_gelu.input("x", {2, 8}).output("y", {2, 8});
+  erf_gelu.node("Div", {"x", scalar(erf_gelu, "root2", std::sqrt(2.f))}, {"d"});
+  erf_gelu.node("Erf", {"d"}, {"e"});
+  erf_gelu.node("Add", {"e", scalar(erf_gelu, "one", 1.f)}, {"p"});
+  erf_gelu.node("Mul", {"x", "p"}, {"xp"});
+  erf_gelu.node("Mul", {"xp", scalar(erf_gelu, "half", 0.5f)}, {"y"});
+  auto on_device = make(erf_gelu, on_sim(), nullptr, 2);
+  auto on_cpu = make(erf_gelu, SessionOptions(), nullptr, 2);
+  ASSERT_TRUE(on_device && on_cpu);
+  EXPECT_EQ(on_cpu->model().graph.nodes.size(), 1u);  // Gelu
+  ASSERT_EQ(on_device->model().graph.nodes.size(), 5u);
+  for (const NodePlacement& p : on_device->placement())
+    if (!p.is_copy) EXPECT_EQ(p.provider, "SIM") << p.node;
+  ASSERT_EQ(on_device->declined_rewrites().size(), 1u);
+  EXPECT_NE(on_device->declined_rewrites()[0].find("gelu_fusion: SIM has no kernel for com.microsoft:Gelu (1 match"),
+            std::string::npos) << on_device->declined_rewrites()[0];
+  EXPECT_TRUE(on_cpu->declined_rewrites().empty());
+  Tensor x = ramp({2, 8}, -3, 0.4f);
+  auto a = on_device->run({{"x", Value(x)}});
+  auto b = on_cpu->run({{"x", Value(x)}});
+  ASSERT_TRUE(a.ok() && b.ok()) << a.status().to_string() << b.status().to_string();
+  for (int i = 0; i < 16; ++i)
+    EXPECT_NEAR((*a)[0].tensor().data<float>()[i], (*b)[0].tensor().data<float>()[i], 1e-6) << i;
+
+  ModelBuilder tanh_gelu;  // 0.5 * x * (1 + tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))
+  tanh_gelu.input("x", {2, 8}).output("y", {2, 8});
+  tanh_gelu.node("Mul", {"x", "x"}, {"sq"});
+  tanh_gelu.node("Mul", {"sq", "x"}, {"cube"});
+  tanh_gelu.node("Mul", {scalar(tanh_gelu, "c", 0.044715f), "cube"}, {"cc"});
+  tanh_gelu.node("Add", {"x", "cc"}, {"inner"});
+  tanh_gelu.node("Mul", {"inner", scalar(tanh_gelu, "k", 0.7978846f)}, {"scaled"});
+  tanh_gelu.node("Tanh", {"scaled"}, {"t"});
+  tanh_gelu.node("Add", {"t", scalar(tanh_gelu, "one", 1.f)}, {"p"});
+  tanh_gelu.node("Mul", {scalar(tanh_gelu, "half", 0.5f), "x"}, {"hx"});
+  tanh_gelu.node("Mul", {"hx", "p"}, {"y"});
+  auto fused = make(tanh_gelu, on_sim(), nullptr, 2);
+  ASSERT_TRUE(fused);
+  ASSERT_EQ(fused->model().graph.nodes.size(), 1u);
+  EXPECT_EQ(fused->model().graph.nodes[0].op_type, "FastGelu");
+  EXPECT_EQ(find(*fused, "com.microsoft:FastGelu")->provider, "CPU");
+  EXPECT_TRUE(fused->declined_rewrites().empty());
 }
 
 }  // namespace

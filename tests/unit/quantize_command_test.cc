@@ -100,8 +100,29 @@ TEST(QuantizeCommand, UnbuiltModesAreRefusedByName) {
   EXPECT_EQ(run_cli("optimize m.onnx -o o.onnx --float16 --auto-mixed-precision", &text), 2) << text;
   EXPECT_NE(text.find("--auto-mixed-precision and --tolerance T go together"), std::string::npos) << text;
   text.clear();
-  EXPECT_EQ(run_cli("optimize m.onnx -o o.onnx --model-type bert", &text), 2) << text;
-  EXPECT_NE(text.find("--model-type is not built"), std::string::npos) << text;
+  EXPECT_EQ(run_cli("optimize m.onnx -o o.onnx --model-type t5", &text), 2) << text;
+  EXPECT_NE(text.find("unknown model type 't5' (onyx knows bert, gpt2, vit, unet)"), std::string::npos) << text;
+}
+
+// --model-type adds the fusion check to the report; --disable-passes takes either spelling and
+// refuses names no pass has. (The check itself: tests/passes/model_type_test.cc.)
+TEST(OptimizeCommand, ModelTypeChecksTheFusionsAndPassesCanBeDisabled) {
+  const fs::path dir = temp_dir("model_type");
+  const std::string model = (dir / "m.onnx").string(), out = (dir / "o.onnx").string();
+  std::ofstream(model, std::ios::binary) << three_products();
+  std::string text;
+  ASSERT_EQ(run_cli("optimize " + model + " -o " + out + " --model-type gpt2", &text), 0) << text;
+  EXPECT_NE(text.find("fusions expected of a gpt2 model:"), std::string::npos) << text;
+  EXPECT_NE(text.find("attention: 0 fused; none left unfused"), std::string::npos) << text;
+  EXPECT_NE(text.find("verdict: not fully fused: attention (none found)"), std::string::npos) << text;
+  text.clear();
+  ASSERT_EQ(run_cli("optimize " + model + " -o " + out + " --disable-passes ConstantFolding,gelu_fusion", &text), 0)
+      << text;
+  EXPECT_EQ(text.find("fusions expected"), std::string::npos) << "no check without --model-type: " << text;
+  text.clear();
+  EXPECT_EQ(run_cli("optimize " + model + " -o " + out + " --disable-passes gelu_fusion,bogus", &text), 1) << text;
+  EXPECT_NE(text.find("no graph optimisation pass is named 'bogus'"), std::string::npos) << text;
+  fs::remove_all(dir);
 }
 
 void int_attribute(onnx::NodeProto* n, const char* name, int64_t v) {

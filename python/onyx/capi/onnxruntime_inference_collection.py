@@ -89,7 +89,9 @@ class InferenceSession:
     providers onyx does not have warn and are left out, as ONNX Runtime does."""
 
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, **kwargs):
-        # kwargs (disabled_optimizers, read_config_from_model) are accepted as ORT accepts them.
+        # kwargs as ORT reads them: disabled_optimizers (an iterable of pass names, onyx's
+        # "gelu_fusion" or ORT's "GeluFusion"; a name no pass has raises), and
+        # read_config_from_model (accepted; onyx reads no session config from models).
         if isinstance(path_or_bytes, (str, os.PathLike)):
             self._model_path = os.fspath(path_or_bytes)
             self._model_bytes = None
@@ -101,6 +103,8 @@ class InferenceSession:
         if sess_options is not None and not isinstance(sess_options, C.SessionOptions):
             raise TypeError(f"sess_options must be an onyx.SessionOptions, got {type(sess_options).__name__}")
         self._sess_options_initial = sess_options
+        disabled = kwargs.get("disabled_optimizers") or []
+        self._disabled_optimizers = sorted([disabled] if isinstance(disabled, str) else disabled)
         self._enable_fallback = True
         self._create_inference_session(providers, provider_options)
 
@@ -113,9 +117,9 @@ class InferenceSession:
         chosen = [(name, opts) for name, opts in zip(providers, provider_options)
                   if name in available or name == "CUDAExecutionProvider"]
         if self._model_path is not None:
-            sess = C.InferenceSession(options, self._model_path, True, chosen)
+            sess = C.InferenceSession(options, self._model_path, True, chosen, self._disabled_optimizers)
         else:
-            sess = C.InferenceSession(options, self._model_bytes, False, chosen)
+            sess = C.InferenceSession(options, self._model_bytes, False, chosen, self._disabled_optimizers)
         self._sess = sess
         self._sess_options = sess.session_options
         self._inputs_meta = [NodeArg(*a) for a in sess.inputs_meta]
