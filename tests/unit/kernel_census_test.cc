@@ -37,13 +37,23 @@ TEST(KernelCensus, DeviceKernelsAndAnyDeviceKernelsAreRegistered) {
     EXPECT_TRUE(r.find("SOME_DEVICE", "", op, 17) && r.find("SOME_DEVICE", "", op, 17)->any_device) << op;
   EXPECT_EQ(r.find("SOME_DEVICE", "", "Conv", 17), nullptr);  // a computing CPU kernel does not
 #ifdef ONYX_WITH_CUDA
-  for (const char* op : {"Add", "Sub", "Mul", "Div", "Relu", "Sigmoid", "Tanh", "Erf", "MatMul", "Softmax",
-                         "LayerNormalization", "Transpose", "Cast"}) {
+  for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Relu", "Sigmoid", "Tanh", "Erf", "MatMul", "Gemm",
+                         "Softmax", "LayerNormalization", "Transpose", "Cast", "Gather", "Where", "Concat", "Slice",
+                         "Expand"}) {
     const KernelDef* def = r.find("CUDA", "", op, 17);
     ASSERT_TRUE(def) << op << " has no CUDA kernel";
     EXPECT_EQ(def->provider, "CUDA") << op;
     EXPECT_TRUE(def->refuses) << op << ": a CUDA kernel says which types it cannot take";
   }
+  for (const char* op : {"Gelu", "FastGelu", "BiasGelu", "QuickGelu", "SkipLayerNormalization"}) {
+    const KernelDef* def = r.find("CUDA", "com.microsoft", op, 1);
+    ASSERT_TRUE(def) << "com.microsoft:" << op << " has no CUDA kernel";
+    EXPECT_EQ(def->provider, "CUDA") << op;
+  }
+  ASSERT_TRUE(r.find("CUDA", "", "Gelu", 20));
+  // Gather, Slice and Expand read their indices, bounds and shape on the host.
+  EXPECT_EQ(r.find("CUDA", "", "Gather", 17)->host_inputs, std::vector<int>{1});
+  EXPECT_EQ(r.find("CUDA", "", "Slice", 17)->host_inputs, (std::vector<int>{1, 2, 3, 4}));
 #endif
 }
 

@@ -1,5 +1,6 @@
-// Cast on CUDA between float32 and float16 (round to nearest even), and to the same type (a
-// copy). Other pairs stay on the CPU (KernelDef::refuses).
+// Cast on CUDA to float32 or float16 (round to nearest even) from float32, float16, int32,
+// int64 and bool (an attention mask's usual path), and to the same type (a copy). Other pairs
+// stay on the CPU (KernelDef::refuses).
 #include "kernels/cuda/cuda_kernel.h"
 
 namespace onyx {
@@ -11,6 +12,21 @@ __global__ void convert(const From* x, To* y, int64_t n) {
     y[i] = To(float(x[i]));
 }
 
+template <typename To>
+Status launch_from(const Tensor& x, To* y, int64_t n, cudaStream_t stream) {
+  const unsigned grid = grid_for(n);
+  switch (x.dtype()) {
+    case DataType::kFloat: convert<<<grid, 256, 0, stream>>>(x.data<float>(), y, n); break;
+    case DataType::kFloat16: convert<<<grid, 256, 0, stream>>>(static_cast<const __half*>(x.raw_data()), y, n); break;
+    case DataType::kInt32: convert<<<grid, 256, 0, stream>>>(x.data<int32_t>(), y, n); break;
+    case DataType::kInt64: convert<<<grid, 256, 0, stream>>>(x.data<int64_t>(), y, n); break;
+    case DataType::kBool: convert<<<grid, 256, 0, stream>>>(x.data<bool>(), y, n); break;
+    default: return not_implemented("CUDA Cast from ", data_type_name(x.dtype()));
+  }
+  return Status::Ok();
+}
+
+
 bool float_or_half_type(int64_t onnx_type) {
   return onnx_type == int64_t(DataType::kFloat) || onnx_type == int64_t(DataType::kFloat16);
 }
@@ -18,7 +34,8 @@ bool float_or_half_type(int64_t onnx_type) {
 std::string refuses(const KernelQuery& q) {
   const ir::Attribute* to = q.node.attribute("to");
   if (!to || !float_or_half_type(to->i)) return "casts to float32 or float16 only";
-  return refuse_unless(q, {DataType::kFloat, DataType::kFloat16}, {0});
+  return refuse_unless(q, {DataType::kFloat, DataType::kFloat16, DataType::kInt32, DataType::kInt64, DataType::kBool},
+                       {0});
 }
 
 class CudaCast final : public CudaKernel {
@@ -33,7 +50,6 @@ class CudaCast final : public CudaKernel {
  public:
   Status compute(KernelContext& ctx) const override {
     const Tensor& x = ctx.input(0);
-    ONYX_RETURN_IF_ERROR(expect_float_or_half(x, "Cast", 0));
     ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_uninitialized(0, to_, x.shape()));
     const int64_t n = x.numel();
     if (n == 0) return Status::Ok();
@@ -41,10 +57,11 @@ class CudaCast final : public CudaKernel {
     if (x.dtype() == to_)
       return cuda_status(cudaMemcpyAsync(y->raw_data(), x.raw_data(), x.nbytes(), cudaMemcpyDeviceToDevice, stream()),
                          "cudaMemcpyAsync (Cast to the same type)");
-    const auto* hx = static_cast<const __half*>(x.raw_data());
-    auto* hy = static_cast<__half*>(y->raw_data());
-    if (x.dtype() == DataType::kFloat) convert<<<grid_for(n), 256, 0, stream()>>>(x.data<float>(), hy, n);
-    else convert<<<grid_for(n), 256, 0, stream()>>>(hx, y->data<float>(), n);
+    if (to_ == DataType::kFloat) {
+      ONYX_RETURN_IF_ERROR(launch_from(x, y->data<float>(), n, stream()));
+    } else {
+      ONYX_RETURN_IF_ERROR(launch_from(x, static_cast<__half*>(y->raw_data()), n, stream()));
+    }
     return check_launch("Cast");
   }
 

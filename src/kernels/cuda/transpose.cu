@@ -2,28 +2,10 @@
 // to 8 dims; `perm` defaults to reversing the dims.
 #include <numeric>
 
-#include "kernels/cuda/cuda_kernel.h"
+#include "kernels/cuda/strided_copy.cuh"
 
 namespace onyx {
 namespace {
-
-// Output element i (row-major over d.dims) reads input offset sum(coord[k] * d.strides[0][k]).
-template <typename W>
-__global__ void permute(const W* x, W* y, int64_t n, DimsAndStrides d) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    int64_t rem = i, off = 0;
-    for (int k = d.rank - 1; k >= 0; --k) {
-      off += (rem % d.dims[k]) * d.strides[0][k];
-      rem /= d.dims[k];
-    }
-    y[i] = x[off];
-  }
-}
-
-std::string refuses(const KernelQuery& q) {
-  if (!q.input_types.empty() && q.input_types[0] == DataType::kString) return "strings stay on the host";
-  return "";
-}
 
 class CudaTranspose final : public CudaKernel {
  protected:
@@ -62,14 +44,8 @@ class CudaTranspose final : public CudaKernel {
     const int64_t n = x.numel();
     if (n == 0) return Status::Ok();
     ONYX_RETURN_IF_ERROR(cuda().activate());
-    const unsigned grid = grid_for(n);
-    switch (x.itemsize()) {
-      case 1: permute<<<grid, 256, 0, stream()>>>(x.data<uint8_t>(), y->data<uint8_t>(), n, d); break;
-      case 2: permute<<<grid, 256, 0, stream()>>>(x.data<uint16_t>(), y->data<uint16_t>(), n, d); break;
-      case 4: permute<<<grid, 256, 0, stream()>>>(x.data<uint32_t>(), y->data<uint32_t>(), n, d); break;
-      case 8: permute<<<grid, 256, 0, stream()>>>(x.data<uint64_t>(), y->data<uint64_t>(), n, d); break;
-      default: return not_implemented("CUDA Transpose of ", data_type_name(x.dtype()));
-    }
+    ONYX_RETURN_IF_ERROR(
+        cuda_copy::launch_strided_gather(x.raw_data(), y->raw_data(), n, 0, d, x.itemsize(), stream(), "Transpose"));
     return check_launch("Transpose");
   }
 
@@ -79,6 +55,6 @@ class CudaTranspose final : public CudaKernel {
 
 }  // namespace
 
-ONYX_REGISTER_PROVIDER_KERNEL("CUDA", "", "Transpose", 1, kLatestOpset, CudaTranspose, refuses, {});
+ONYX_REGISTER_PROVIDER_KERNEL("CUDA", "", "Transpose", 1, kLatestOpset, CudaTranspose, cuda_copy::refuse_strings, {});
 
 }  // namespace onyx
