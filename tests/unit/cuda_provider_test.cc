@@ -210,6 +210,33 @@ TEST(CudaProvider, EmbeddingSkipLayerNormAndGelusMatchTheCpu) {
   expect_cuda_matches_cpu(b, {{"table", {10, 8}}, {"skip", {3, 8}}}, 1e-5);
 }
 
+// MultiHeadAttention as the attention fusion emits it: with the Q/K/V bias and a broadcast
+// attention bias, and causal (GPT-2's form) with more keys than queries.
+TEST(CudaProvider, MultiHeadAttentionMatchesTheCpu) {
+  for (bool causal : {false, true}) {
+    SCOPED_TRACE(causal ? "causal" : "with biases");
+    ModelBuilder b;
+    auto* ms = b.model.add_opset_import();
+    ms->set_domain("com.microsoft");
+    ms->set_version(1);
+    const int64_t seq = 5, len = causal ? 7 : 5;
+    b.input("q", {2, seq, 8}).input("k", {2, len, 8}).input("v", {2, len, 12}).output("y", {2, seq, 12});
+    std::vector<std::string> ins = {"q", "k", "v"};
+    if (!causal) {
+      b.input("mask", {2, 1, 1, len});
+      b.initializer("bias", {28}, random_values(28, 21));
+      ins.insert(ins.end(), {"bias", "", "mask"});
+    }
+    auto* mha = b.node("MultiHeadAttention", ins, {"y"});
+    mha->set_domain("com.microsoft");
+    int_attribute(mha, "num_heads", 2);
+    if (causal) int_attribute(mha, "unidirectional", 1);
+    std::vector<std::pair<std::string, Shape>> inputs = {{"q", {2, seq, 8}}, {"k", {2, len, 8}}, {"v", {2, len, 12}}};
+    if (!causal) inputs.push_back({"mask", {2, 1, 1, len}});
+    expect_cuda_matches_cpu(b, inputs, 1e-5);
+  }
+}
+
 // Gemm with transB and a broadcast C, then Slice, Concat, Expand, Where and Pow.
 TEST(CudaProvider, GemmSliceConcatExpandWhereAndPowMatchTheCpu) {
   ModelBuilder b;

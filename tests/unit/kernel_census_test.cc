@@ -45,7 +45,7 @@ TEST(KernelCensus, DeviceKernelsAndAnyDeviceKernelsAreRegistered) {
     EXPECT_EQ(def->provider, "CUDA") << op;
     EXPECT_TRUE(def->refuses) << op << ": a CUDA kernel says which types it cannot take";
   }
-  for (const char* op : {"Gelu", "FastGelu", "BiasGelu", "QuickGelu", "SkipLayerNormalization"}) {
+  for (const char* op : {"Gelu", "FastGelu", "BiasGelu", "QuickGelu", "SkipLayerNormalization", "MultiHeadAttention"}) {
     const KernelDef* def = r.find("CUDA", "com.microsoft", op, 1);
     ASSERT_TRUE(def) << "com.microsoft:" << op << " has no CUDA kernel";
     EXPECT_EQ(def->provider, "CUDA") << op;
