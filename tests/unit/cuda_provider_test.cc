@@ -237,8 +237,8 @@ TEST(CudaProvider, MultiHeadAttentionMatchesTheCpu) {
   }
 }
 
-// Gemm with transB and a broadcast C, then Slice, Concat, Expand, Where and Pow.
-TEST(CudaProvider, GemmSliceConcatExpandWhereAndPowMatchTheCpu) {
+// Gemm with transB and a broadcast C, then Slice, Concat, Split, Expand, Where and Pow.
+TEST(CudaProvider, GemmSliceConcatSplitExpandWhereAndPowMatchTheCpu) {
   ModelBuilder b;
   b.input("a", {4, 6}).input("w", {5, 6}).input("c", {5}).output("y", {2, 4, 6});
   int_attribute(b.node("Gemm", {"a", "w", "c"}, {"g"}), "transB", 1);
@@ -247,8 +247,11 @@ TEST(CudaProvider, GemmSliceConcatExpandWhereAndPowMatchTheCpu) {
   int64_initializer(b, "axes", {1}, {1});
   b.node("Slice", {"g", "starts", "ends", "axes"}, {"s"});
   int_attribute(b.node("Concat", {"s", "s"}, {"j"}), "axis", 1);
+  int64_initializer(b, "pieces", {2}, {2, 4});
+  int_attribute(b.node("Split", {"j", "pieces"}, {"j1", "j2"}), "axis", 1);
+  int_attribute(b.node("Concat", {"j2", "j1"}, {"k"}), "axis", 1);
   int64_initializer(b, "shape", {3}, {2, 1, 6});
-  b.node("Expand", {"j", "shape"}, {"x"});
+  b.node("Expand", {"k", "shape"}, {"x"});
   auto* cond = b.graph->add_initializer();
   cond->set_name("keep");
   cond->set_data_type(onnx::TensorProto::BOOL);

@@ -38,7 +38,7 @@ TEST(KernelCensus, DeviceKernelsAndAnyDeviceKernelsAreRegistered) {
   EXPECT_EQ(r.find("SOME_DEVICE", "", "Conv", 17), nullptr);  // a computing CPU kernel does not
 #ifdef ONYX_WITH_CUDA
   for (const char* op : {"Add", "Sub", "Mul", "Div", "Pow", "Relu", "Sigmoid", "Tanh", "Erf", "MatMul", "Gemm",
-                         "Softmax", "LayerNormalization", "Transpose", "Cast", "Gather", "Where", "Concat", "Slice",
+                         "Softmax", "LayerNormalization", "Transpose", "Cast", "Gather", "Where", "Concat", "Split", "Slice",
                          "Expand"}) {
     const KernelDef* def = r.find("CUDA", "", op, 17);
     ASSERT_TRUE(def) << op << " has no CUDA kernel";

@@ -5,6 +5,7 @@
 #include "kernels/element_copy.h"
 #include "kernels/kernel.h"
 #include "kernels/shape_util.h"
+#include "kernels/split_sizes.h"
 
 namespace onyx {
 namespace {
@@ -31,30 +32,14 @@ class SplitKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(const int64_t axis, normalize_axis(axis_, x.rank()));
     const int64_t dim = x.dim(axis);
     const int64_t n = ctx.num_outputs();
-    if (n < 1) return invalid_argument("Split needs at least one output");
-    std::vector<int64_t> split;
-    if (split_from_input_ && ctx.has_input(1)) {
-      ONYX_ASSIGN_OR_RETURN(split, read_int_list(ctx.input(1), "split"));
-    } else if (has_split_attr_) {
-      split = split_attr_;
-    } else if (num_outputs_ > 0) {
-      const int64_t chunk = (dim + n - 1) / n;
-      for (int64_t i = 0, left = dim; i < n; ++i, left -= std::min(left, chunk)) split.push_back(std::min(left, chunk));
-    } else {
-      if (dim % n != 0)
-        return invalid_argument("Split: dim ", dim, " of ", x.describe(), " does not split evenly into ", n);
-      split.assign(size_t(n), dim / n);
+    std::vector<int64_t> given;
+    const bool from_input = split_from_input_ && ctx.has_input(1);
+    if (from_input) {
+      ONYX_ASSIGN_OR_RETURN(given, read_int_list(ctx.input(1), "split"));
     }
-    if (int64_t(split.size()) != n)
-      return invalid_argument("Split: 'split' has ", split.size(), " entries for ", n, " outputs");
-    int64_t total = 0;
-    for (int64_t s : split) {
-      if (s < 0 || s > dim) return invalid_argument("Split: invalid piece size ", s);
-      total += s;
-    }
-    if (total != dim)
-      return invalid_argument("Split: pieces ", shape_to_string(split), " do not sum to dim ", dim, " of ",
-                              x.describe());
+    ONYX_ASSIGN_OR_RETURN(std::vector<int64_t> split,
+                          split_sizes(x, axis, n, from_input ? &given : has_split_attr_ ? &split_attr_ : nullptr,
+                                      num_outputs_ > 0));
 
     int64_t outer = 1;
     for (int64_t d = 0; d < axis; ++d) outer *= x.dim(d);
