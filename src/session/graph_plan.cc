@@ -240,6 +240,25 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     return c;
   };
 
+  // Shape and index arithmetic on host values (Shape -> Gather -> Concat -> Reshape chains,
+  // Range, a mask's Unsqueeze): a node whose inputs are all on the host and whose outputs are
+  // all int32/int64 stays on the CPU, instead of sending small values to a device and back with
+  // a synchronisation each way. Not under strict placement, where the caller wants the device.
+  size_t cpu_index = 0;
+  while (providers[cpu_index]->name() != "CPU") ++cpu_index;
+  auto host_index_arithmetic = [&](const ir::Node& node) {
+    if (!place.types || node.outputs.empty()) return false;
+    for (const auto& out : node.outputs) {
+      auto t = out.empty() ? place.types->end() : place.types->find(out);
+      if (t == place.types->end() || t->second.kind != ir::TypeInfo::Kind::kTensor ||
+          (t->second.elem_type != DataType::kInt64 && t->second.elem_type != DataType::kInt32))
+        return false;
+    }
+    for (const auto& in : node.inputs)
+      if (!in.empty() && !device_of(plan->slot(in)).is_cpu()) return false;
+    return true;
+  };
+
   std::map<std::string, int64_t> opsets_copy = opsets;
   for (const ir::Node* node : order) {
     Step step;
@@ -251,6 +270,10 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     NodeChoice choice;
     if (!single_provider) {
       ONYX_ASSIGN_OR_RETURN(choice, choose_provider(*node, step.opset, providers, place, captured));
+      if (choice.provider != cpu_index && !place.strict && host_index_arithmetic(*node)) {
+        choice.provider = cpu_index;
+        choice.reason = "integer arithmetic on values already on the host stays there (shapes, indices)";
+      }
     }
     const std::shared_ptr<ExecutionProvider>& provider = providers[choice.provider];
     const bool on_device = provider->name() != "CPU";

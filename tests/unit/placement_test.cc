@@ -495,5 +495,36 @@ TEST(Placement, AFusionIsMadeOnlyWhereThePreferredProviderGainsFromIt) {
   EXPECT_TRUE(fused->declined_rewrites().empty());
 }
 
+// Shape and index arithmetic on host values stays on the CPU (no round trip of small integer
+// tensors through the device), unless placement is strict.
+TEST(Placement, IntegerArithmeticOnHostValuesStaysOnTheHost) {
+  ModelBuilder b;
+  b.input("ids", {2, 3}, onnx::TensorProto::INT64).output("flat", {6}, onnx::TensorProto::INT64);
+  auto* shape = b.graph->add_initializer();
+  shape->set_name("shape");
+  shape->set_data_type(onnx::TensorProto::INT64);
+  shape->add_dims(1);
+  shape->add_int64_data(6);
+  b.node("Reshape", {"ids", "shape"}, {"flat"});
+  auto s = make(b, on_sim());
+  ASSERT_TRUE(s);
+  EXPECT_EQ(find(*s, "Reshape")->provider, "CPU");
+  EXPECT_NE(find(*s, "Reshape")->reason.find("integer arithmetic on values already on the host"), std::string::npos);
+  EXPECT_EQ(count_copies(*s), 0u);
+  SessionOptions strict = on_sim();
+  strict.disable_cpu_fallback = true;
+  auto on_device = make(b, strict);
+  ASSERT_TRUE(on_device);
+  EXPECT_EQ(find(*on_device, "Reshape")->provider, "SIM");
+  Tensor ids(DataType::kInt64, {2, 3});
+  for (int i = 0; i < 6; ++i) ids.data<int64_t>()[i] = 10 + i;
+  for (Session* session : {s.get(), on_device.get()}) {
+    auto out = session->run({{"ids", Value(ids)}});
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_EQ((*out)[0].tensor().shape(), (Shape{6}));
+    EXPECT_EQ((*out)[0].tensor().data<int64_t>()[5], 15);
+  }
+}
+
 }  // namespace
 }  // namespace onyx
