@@ -105,10 +105,11 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
   s->types_ = std::make_unique<ops::GraphTypes>(ops::infer_graph_types(s->model_->graph, s->model_->opsets));
   for (const auto& w : s->types_->warnings) log_message(LogLevel::kWarning, options.log_level, "static inference: " + w);
   mark("static_inference");
+  // Built at every level, so that a disabled pass name no pass has is an error at level 0 too.
+  ONYX_ASSIGN_OR_RETURN(optimizer::PassManager manager,
+                        optimizer::PassManager::for_level(options.graph_optimization_level,
+                                                          options.disabled_optimizers));
   if (options.graph_optimization_level > 0) {
-    ONYX_ASSIGN_OR_RETURN(optimizer::PassManager manager,
-                          optimizer::PassManager::for_level(options.graph_optimization_level,
-                                                            options.disabled_optimizers));
     if (const std::string preferred = placement.providers.front()->name(); preferred != "CPU")
       manager.target = optimizer::ProviderTarget{
           preferred, [preferred](const std::string& domain, const std::string& op, int64_t opset) {
@@ -118,7 +119,7 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
                           manager.run(*s->model_, *s->types_, options.log_level));
     for (const auto& [why, at] : report.declined_for_provider) {
       s->declined_rewrites_.push_back(why + " (" + std::to_string(at.size()) + " match" + (at.size() == 1 ? "" : "es") +
-                                      ", first at " + *at.begin() + ")");
+                                      ", one at " + *at.begin() + ")");
       log_message(LogLevel::kInfo, options.log_level, "graph optimization: not fused, " + s->declined_rewrites_.back());
     }
     log_message(LogLevel::kInfo, options.log_level, "graph optimization (level " +

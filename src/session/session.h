@@ -170,7 +170,7 @@ class Session {
   // Fusions the optimiser did not make because the preferred provider lacks the fused op's
   // kernel but has the kernels of the nodes it would replace (optimizer::ProviderTarget):
   // "attention_fusion: CUDA has no kernel for com.microsoft:MultiHeadAttention (12 matches,
-  // first at 'Softmax_3' (Softmax))". Empty with the CPU alone.
+  // one at 'Softmax_3' (Softmax))". Empty with the CPU alone.
   const std::vector<std::string>& declined_rewrites() const { return declined_rewrites_; }
   // The providers this session uses, in priority order (the CPU last), as
   // ExecutionProvider::description says them.

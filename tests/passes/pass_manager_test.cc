@@ -208,6 +208,8 @@ TEST(DisabledPasses, TheSessionSkipsThemAndRefusesUnknownNames) {
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(bad.status().message().find("'no_such_pass'"), std::string::npos) << bad.status().to_string();
+  options.graph_optimization_level = 0;  // checked even when nothing runs
+  EXPECT_FALSE(Session::load_bytes(bytes.data(), bytes.size(), options).ok());
 }
 
 }  // namespace
