@@ -7,7 +7,7 @@ namespace onyx {
 namespace {
 
 template <typename W>
-__global__ void select(const bool* c, const W* x, const W* y, W* out, int64_t n, DimsAndStrides d) {
+__global__ void where_select(const bool* c, const W* x, const W* y, W* out, int64_t n, DimsAndStrides d) {
   for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
     int64_t rem = i, oc = 0, ox = 0, oy = 0;
     for (int k = d.rank - 1; k >= 0; --k) {
@@ -53,7 +53,7 @@ class CudaWhere final : public CudaKernel {
     switch (x.itemsize()) {
 #define ONYX_WHERE_CASE(BYTES, W)                                                                            \
   case BYTES:                                                                                                \
-    select<<<grid, 256, 0, stream()>>>(pc, static_cast<const W*>(x.raw_data()), static_cast<const W*>(y.raw_data()), \
+    where_select<<<grid, 256, 0, stream()>>>(pc, static_cast<const W*>(x.raw_data()), static_cast<const W*>(y.raw_data()), \
                                        static_cast<W*>(z->raw_data()), n, d);                               \
     break;
       ONYX_WHERE_CASE(1, uint8_t)
