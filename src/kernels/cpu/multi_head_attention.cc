@@ -24,6 +24,7 @@
 #include "core/parallel.h"
 #include "kernels/broadcast.h"
 #include "kernels/kernel.h"
+#include "kernels/multi_head_attention_common.h"
 #include "kernels/onednn_head_products.h"
 #include "kernels/small_matmul.h"
 #include "kernels/target_clones.h"
@@ -50,18 +51,9 @@ class MultiHeadAttentionKernel final : public Kernel {
 
  public:
   Status prepare(const KernelInfo& info) override {
-    heads_ = info.attr_int("num_heads", 0);
-    if (heads_ <= 0) return invalid_model("MultiHeadAttention: num_heads must be positive, got ", heads_);
-    has_scale_ = info.has_attr("scale");
-    scale_ = info.attr_float("scale", 0.f);
-    const int64_t unidirectional = info.attr_int("unidirectional", 0);
-    if (unidirectional != 0 && unidirectional != 1)
-      return invalid_model("MultiHeadAttention: unidirectional must be 0 or 1, got ", unidirectional);
-    causal_ = unidirectional == 1;
-    if (info.has_input(4)) return not_implemented("MultiHeadAttention: key_padding_mask");
-    if (info.has_input(6) || info.has_input(7)) return not_implemented("MultiHeadAttention: past key/value");
-    for (int k = 1; k < info.num_outputs(); ++k)
-      if (!info.node().outputs[size_t(k)].empty()) return not_implemented("MultiHeadAttention: present key/value outputs");
+    ONYX_ASSIGN_OR_RETURN(attrs_, read_multi_head_attention(info, "MultiHeadAttention"));
+    heads_ = attrs_.heads;
+    causal_ = attrs_.causal;
     return Status::Ok();
   }
 
@@ -71,22 +63,12 @@ class MultiHeadAttentionKernel final : public Kernel {
     const Tensor& v = ctx.input(2);
     const Tensor* bias = ctx.has_input(3) ? &ctx.input(3) : nullptr;
     const Tensor* attn_bias = ctx.has_input(5) ? &ctx.input(5) : nullptr;
-    if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3)
-      return not_implemented("MultiHeadAttention: query, key and value must be 3-D, got ", q.describe(), ", ",
-                             k.describe(), ", ", v.describe());
+    ONYX_ASSIGN_OR_RETURN(const MultiHeadAttentionDims dims, multi_head_attention_dims(q, k, v, bias, attrs_));
     for (const Tensor* t : {&q, &k, &v, bias, attn_bias})
       if (t && t->dtype() != DataType::kFloat)
         return not_implemented("MultiHeadAttention: ", data_type_name(t->dtype()), " (float32 only)");
-    const int64_t d = q.dim(2), len = k.dim(1), dv = v.dim(2);
-    if (k.dim(2) != d || v.dim(1) != len)
-      return invalid_argument("MultiHeadAttention: key ", k.describe(), " and value ", v.describe(),
-                              " do not match query ", q.describe());
-    if (d % heads_ != 0 || dv % heads_ != 0)
-      return invalid_argument("MultiHeadAttention: num_heads ", heads_, " does not divide ", d, " and ", dv);
-    if (bias && bias->numel() != 2 * d + dv)
-      return invalid_argument("MultiHeadAttention: bias ", bias->describe(), " must have ", 2 * d + dv, " elements");
-    const int64_t h = d / heads_, hv = dv / heads_;
-    const float scale = has_scale_ ? scale_ : float(1.0 / std::sqrt(double(h)));
+    const int64_t d = dims.d, len = dims.len, dv = dims.dv, h = dims.head, hv = dims.head_v;
+    const float scale = dims.scale;
     // Batch and query rows broadcast as the unfused MatMul and Add would: query, key, value
     // and attention_bias may each have batch 1, and the bias may have more query rows than a
     // single-row query.
@@ -209,10 +191,9 @@ class MultiHeadAttentionKernel final : public Kernel {
 
  private:
   onednn::HeadProducts head_products_;
+  MultiHeadAttentionAttributes attrs_;
   int64_t heads_ = 0;
-  bool has_scale_ = false;
   bool causal_ = false;
-  float scale_ = 0.f;
 };
 
 }  // namespace

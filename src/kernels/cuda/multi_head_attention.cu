@@ -13,6 +13,7 @@
 #include "kernels/broadcast.h"
 #include "kernels/cuda/block_reduce.cuh"
 #include "kernels/cuda/cuda_kernel.h"
+#include "kernels/multi_head_attention_common.h"
 
 namespace onyx {
 namespace {
@@ -71,19 +72,8 @@ std::string refuses(const KernelQuery& q) {
 class CudaMultiHeadAttention final : public CudaKernel {
  protected:
   Status prepare_cuda(const KernelInfo& info) override {
-    heads_ = info.attr_int("num_heads", 0);
-    if (heads_ <= 0) return invalid_model("MultiHeadAttention: num_heads must be positive, got ", heads_);
-    has_scale_ = info.has_attr("scale");
-    scale_ = info.attr_float("scale", 0.f);
-    const int64_t unidirectional = info.attr_int("unidirectional", 0);
-    if (unidirectional != 0 && unidirectional != 1)
-      return invalid_model("MultiHeadAttention: unidirectional must be 0 or 1, got ", unidirectional);
-    causal_ = unidirectional == 1;
-    if (info.has_input(4)) return not_implemented("CUDA MultiHeadAttention: key_padding_mask");
-    if (info.has_input(6) || info.has_input(7)) return not_implemented("CUDA MultiHeadAttention: past key/value");
-    for (int k = 1; k < info.num_outputs(); ++k)
-      if (!info.node().outputs[size_t(k)].empty())
-        return not_implemented("CUDA MultiHeadAttention: present key/value outputs");
+    ONYX_ASSIGN_OR_RETURN(attrs_, read_multi_head_attention(info, "CUDA MultiHeadAttention"));
+    heads_ = attrs_.heads;
     return Status::Ok();
   }
 
@@ -99,20 +89,11 @@ class CudaMultiHeadAttention final : public CudaKernel {
       if (t && t->dtype() != q.dtype())
         return invalid_argument("MultiHeadAttention: ", t->describe(), " does not have the query's type ",
                                 data_type_name(q.dtype()));
-    if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3)
-      return not_implemented("MultiHeadAttention: query, key and value must be 3-D, got ", q.describe(), ", ",
-                             k.describe(), ", ", v.describe());
-    const int64_t batch = q.dim(0), seq = q.dim(1), d = q.dim(2), len = k.dim(1), dv = v.dim(2);
-    if (k.dim(2) != d || v.dim(1) != len)
-      return invalid_argument("MultiHeadAttention: key ", k.describe(), " and value ", v.describe(),
-                              " do not match query ", q.describe());
+    ONYX_ASSIGN_OR_RETURN(const MultiHeadAttentionDims dims, multi_head_attention_dims(q, k, v, bias, attrs_));
+    const int64_t batch = q.dim(0), seq = q.dim(1), d = dims.d, len = dims.len, dv = dims.dv;
     if (k.dim(0) != batch || v.dim(0) != batch)
       return not_implemented("CUDA MultiHeadAttention: query, key and value of one batch size; got ", q.describe(),
                              ", ", k.describe(), ", ", v.describe());
-    if (d % heads_ != 0 || dv % heads_ != 0)
-      return invalid_argument("MultiHeadAttention: num_heads ", heads_, " does not divide ", d, " and ", dv);
-    if (bias && bias->numel() != 2 * d + dv)
-      return invalid_argument("MultiHeadAttention: bias ", bias->describe(), " must have ", 2 * d + dv, " elements");
     const Shape scores_shape = {batch, heads_, seq, len};
     std::vector<int64_t> bstride(4, 0);
     if (attn_bias) {
@@ -122,10 +103,10 @@ class CudaMultiHeadAttention final : public CudaKernel {
                                 batch, ", ", heads_, ", ", seq, ", ", len, "]");
       bstride = broadcast_strides(attn_bias->shape(), scores_shape);
     }
-    const int64_t h = d / heads_, hv = dv / heads_;
+    const int64_t h = dims.head, hv = dims.head_v;
     if (seq > INT32_MAX || len > INT32_MAX || d > INT32_MAX || dv > INT32_MAX)
       return not_implemented("CUDA MultiHeadAttention: dims past 2^31");
-    const float scale = has_scale_ ? scale_ : float(1.0 / std::sqrt(double(h)));
+    const float scale = dims.scale;
     ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_uninitialized(0, q.dtype(), {batch, seq, dv}));
     if (y->numel() == 0) return Status::Ok();
     ONYX_RETURN_IF_ERROR(cuda().activate());
@@ -174,12 +155,12 @@ class CudaMultiHeadAttention final : public CudaKernel {
       if (half) {
         softmax_rows<<<rows_grid, threads, 0, stream()>>>(
             scores.data<float>(), static_cast<__half*>(probs.raw_data()),
-            attn_bias ? static_cast<const __half*>(attn_bias->raw_data()) : nullptr, b, heads_, seq, len, causal_,
+            attn_bias ? static_cast<const __half*>(attn_bias->raw_data()) : nullptr, b, heads_, seq, len, attrs_.causal,
             bstride[0], bstride[1], bstride[2], bstride[3]);
       } else {
         softmax_rows<<<rows_grid, threads, 0, stream()>>>(scores.data<float>(), probs.data<float>(),
                                                           attn_bias ? attn_bias->data<float>() : nullptr, b, heads_,
-                                                          seq, len, causal_, bstride[0], bstride[1], bstride[2],
+                                                          seq, len, attrs_.causal, bstride[0], bstride[1], bstride[2],
                                                           bstride[3]);
       }
       ONYX_RETURN_IF_ERROR(check_launch("MultiHeadAttention (softmax)"));
@@ -207,9 +188,8 @@ class CudaMultiHeadAttention final : public CudaKernel {
     return check_launch("MultiHeadAttention (bias)");
   }
 
+  MultiHeadAttentionAttributes attrs_;
   int64_t heads_ = 0;
-  bool has_scale_ = false, causal_ = false;
-  float scale_ = 0.f;
 };
 
 }  // namespace
