@@ -14,7 +14,7 @@ For the machine with the GPU (needs torch with CUDA, and onyx built with ONYX_CU
   3. PyTorch eager, and torch.compile unless --no-compile (its compilation is not timed), run
      under inference_mode with the inputs already on the GPU; each timed run ends with
      torch.cuda.synchronize(); the figure is the median;
-  4. onyx: `onyx bench M --provider cuda --device-io` (inputs uploaded once, outputs kept on the
+  4. onyx: `onyx bench M --provider cuda --device-io` (floating inputs uploaded once, outputs kept on the
      GPU, the device awaited per run; median), `onyx run --placement` for the nodes left on the
      CPU, and `onyx run --outputs-dir` for the outputs, compared with PyTorch's eager outputs
      (max abs difference over the largest reference magnitude).

@@ -12,10 +12,11 @@
 // in the external file NAME beside it with --save-optimized-external).
 // --provider cuda[,cpu] [--provider-option KEY=VALUE]... [--strict-placement] runs on those
 // execution providers (outputs come back to the host in every timed run).
-// --device-io (with a device provider first) binds the inputs, uploaded once, and every output
-// on that provider's device through IoBinding, and waits for the device at the end of each
-// timed run: the latency of the model on the device, without host copies (as a PyTorch user
-// with tensors already on the GPU measures it).
+// --device-io (with a device provider first) binds the floating inputs, uploaded once, and every
+// output on that provider's device through IoBinding (integer and bool inputs stay on the host),
+// and waits for the device at the end of each timed run: the latency of the model on the
+// device without host copies of activations (as a PyTorch user with tensors already on the GPU
+// measures it).
 // --bf16-gemm turns on SessionOptions::bf16_gemm (float32 MatMul/Gemm with constant weights
 // multiplied in bfloat16).
 #include <algorithm>
@@ -149,8 +150,14 @@ Result<std::function<Status()>> make_runner(Session& session, const std::vector<
       if ((provider = session.provider_for(Device{type, index}))) device = Device{type, index};
   if (!provider) return invalid_argument("--device-io: the session has no device provider");
   auto binding = std::make_shared<IoBinding>(session);
+  // Floating inputs go to the device; integer and bool ones (ids, masks: read as indices and
+  // shapes on the host, or small) stay on the host, so the plan does not copy them back.
   for (const auto& [name, value] : feeds) {
     if (!value.is_tensor()) return not_implemented("--device-io binds tensor inputs only; '", name, "' is not one");
+    if (!is_float_type(value.tensor().dtype())) {
+      ONYX_RETURN_IF_ERROR(binding->bind_input(name, value));
+      continue;
+    }
     ONYX_ASSIGN_OR_RETURN(Tensor uploaded, provider->copy_to_own_memory(value.tensor()));
     ONYX_RETURN_IF_ERROR(binding->bind_input(name, Value(std::move(uploaded))));
   }
