@@ -1,5 +1,6 @@
-// What the CPU and CUDA MultiHeadAttention kernels share: the attributes, the inputs they
-// refuse, and the checks of query, key, value and bias dims (the separate Q/K/V form).
+// What the attention kernels share: the head attributes of Attention, QAttention and
+// MultiHeadAttention, and for the CPU and CUDA MultiHeadAttention kernels the inputs they
+// refuse and the checks of query, key, value and bias dims (the separate Q/K/V form).
 #pragma once
 #include <cmath>
 #include <string>
@@ -8,26 +9,36 @@
 
 namespace onyx {
 
-struct MultiHeadAttentionAttributes {
+// The head attributes the com.microsoft attention ops (Attention, QAttention,
+// MultiHeadAttention) share.
+struct AttentionAttributes {
   int64_t heads = 0;
   bool has_scale = false;
   float scale = 0.f;
   bool causal = false;
+  // The scale attribute, or 1/sqrt(head size) without one.
+  float scale_for(int64_t head) const { return has_scale ? scale : float(1.0 / std::sqrt(double(head))); }
 };
 
-// num_heads (required, positive), scale, unidirectional (0 or 1). `who` names the kernel in
-// errors ("MultiHeadAttention", "CUDA MultiHeadAttention"); key_padding_mask, past key/value
-// and the present outputs are NOT_IMPLEMENTED.
-inline Result<MultiHeadAttentionAttributes> read_multi_head_attention(const KernelInfo& info, const std::string& who) {
-  MultiHeadAttentionAttributes a;
+// num_heads (required, positive), scale, unidirectional (0 or 1); `op` names the op in errors.
+inline Result<AttentionAttributes> read_attention_attributes(const KernelInfo& info, const std::string& op) {
+  AttentionAttributes a;
   a.heads = info.attr_int("num_heads", 0);
-  if (a.heads <= 0) return invalid_model("MultiHeadAttention: num_heads must be positive, got ", a.heads);
+  if (a.heads <= 0) return invalid_model(op, ": num_heads must be positive, got ", a.heads);
   a.has_scale = info.has_attr("scale");
   a.scale = info.attr_float("scale", 0.f);
   const int64_t unidirectional = info.attr_int("unidirectional", 0);
   if (unidirectional != 0 && unidirectional != 1)
-    return invalid_model("MultiHeadAttention: unidirectional must be 0 or 1, got ", unidirectional);
+    return invalid_model(op, ": unidirectional must be 0 or 1, got ", unidirectional);
   a.causal = unidirectional == 1;
+  return a;
+}
+
+// MultiHeadAttention's attributes. `who` names the kernel in errors ("MultiHeadAttention",
+// "CUDA MultiHeadAttention"); key_padding_mask, past key/value and the present outputs are
+// NOT_IMPLEMENTED.
+inline Result<AttentionAttributes> read_multi_head_attention(const KernelInfo& info, const std::string& who) {
+  ONYX_ASSIGN_OR_RETURN(AttentionAttributes a, read_attention_attributes(info, "MultiHeadAttention"));
   if (info.has_input(4)) return not_implemented(who, ": key_padding_mask");
   if (info.has_input(6) || info.has_input(7)) return not_implemented(who, ": past key/value");
   for (int k = 1; k < info.num_outputs(); ++k)
@@ -45,7 +56,7 @@ struct MultiHeadAttentionDims {
 // num_heads dividing the widths, the bias (when given) of D + D + Dv elements.
 inline Result<MultiHeadAttentionDims> multi_head_attention_dims(const Tensor& q, const Tensor& k, const Tensor& v,
                                                                 const Tensor* bias,
-                                                                const MultiHeadAttentionAttributes& a) {
+                                                                const AttentionAttributes& a) {
   if (q.rank() != 3 || k.rank() != 3 || v.rank() != 3)
     return not_implemented("MultiHeadAttention: query, key and value must be 3-D, got ", q.describe(), ", ",
                            k.describe(), ", ", v.describe());
@@ -62,7 +73,7 @@ inline Result<MultiHeadAttentionDims> multi_head_attention_dims(const Tensor& q,
     return invalid_argument("MultiHeadAttention: bias ", bias->describe(), " must have ", 2 * r.d + r.dv, " elements");
   r.head = r.d / a.heads;
   r.head_v = r.dv / a.heads;
-  r.scale = a.has_scale ? a.scale : float(1.0 / std::sqrt(double(r.head)));
+  r.scale = a.scale_for(r.head);
   return r;
 }
 

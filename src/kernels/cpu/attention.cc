@@ -27,6 +27,7 @@
 #include "core/parallel.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn_matmul.h"
+#include "kernels/multi_head_attention_common.h"
 #include "kernels/packed_qkv_attention.h"
 #include "kernels/vector_math.h"
 
@@ -36,14 +37,10 @@ namespace {
 class AttentionKernel final : public Kernel {
  public:
   Status prepare(const KernelInfo& info) override {
-    heads_ = info.attr_int("num_heads", 0);
-    if (heads_ <= 0) return invalid_model("Attention: num_heads must be positive, got ", heads_);
-    has_scale_ = info.has_attr("scale");
-    scale_ = info.attr_float("scale", 0.f);
+    ONYX_ASSIGN_OR_RETURN(attrs_, read_attention_attributes(info, "Attention"));
+    heads_ = attrs_.heads;
+    causal_ = attrs_.causal;
     mask_filter_ = info.attr_float("mask_filter_value", -10000.f);
-    const int64_t uni = info.attr_int("unidirectional", 0);
-    if (uni != 0 && uni != 1) return invalid_model("Attention: unidirectional must be 0 or 1, got ", uni);
-    causal_ = uni == 1;
     sizes_ = info.attr_ints("qkv_hidden_sizes");
     if (!sizes_.empty() && (sizes_.size() != 3 || sizes_[0] != sizes_[1] || sizes_[0] <= 0 || sizes_[2] <= 0))
       return invalid_model("Attention: qkv_hidden_sizes must be three positive sizes with q == k");
@@ -91,7 +88,7 @@ class AttentionKernel final : public Kernel {
     if (bias && bias->numel() != width)
       return invalid_argument("Attention: bias ", bias->describe(), " must have ", width, " elements");
     const int64_t h = hq / heads_;
-    const float scale = has_scale_ ? scale_ : float(1.0 / std::sqrt(double(h)));
+    const float scale = attrs_.scale_for(h);
     const Tensor* past = ctx.has_input(4) ? &ctx.input(4) : nullptr;
     int64_t past_len = 0;
     if (past) {
@@ -188,8 +185,9 @@ class AttentionKernel final : public Kernel {
   bool packed_ = false, with_state_ = false;
   int64_t heads_ = 0;
   std::vector<int64_t> sizes_;
-  bool has_scale_ = false, causal_ = false;
-  float scale_ = 0.f, mask_filter_ = -10000.f;
+  AttentionAttributes attrs_;
+  bool causal_ = false;
+  float mask_filter_ = -10000.f;
 };
 
 }  // namespace

@@ -191,7 +191,7 @@ class MultiHeadAttentionKernel final : public Kernel {
 
  private:
   onednn::HeadProducts head_products_;
-  MultiHeadAttentionAttributes attrs_;
+  AttentionAttributes attrs_;
   int64_t heads_ = 0;
   bool causal_ = false;
 };

@@ -15,6 +15,7 @@
 #include <memory>
 
 #include "kernels/kernel.h"
+#include "kernels/multi_head_attention_common.h"
 #include "kernels/packed_qkv_attention.h"
 #include "kernels/quantized_matmul_common.h"
 
@@ -24,14 +25,10 @@ namespace {
 class QAttentionKernel final : public Kernel {
  public:
   Status prepare(const KernelInfo& info) override {
-    heads_ = info.attr_int("num_heads", 0);
-    if (heads_ <= 0) return invalid_model("QAttention: num_heads must be positive, got ", heads_);
-    has_scale_ = info.has_attr("scale");
-    scale_ = info.attr_float("scale", 0.f);
+    ONYX_ASSIGN_OR_RETURN(attrs_, read_attention_attributes(info, "QAttention"));
+    heads_ = attrs_.heads;
+    causal_ = attrs_.causal;
     mask_filter_ = info.attr_float("mask_filter_value", -10000.f);
-    const int64_t uni = info.attr_int("unidirectional", 0);
-    if (uni != 0 && uni != 1) return invalid_model("QAttention: unidirectional must be 0 or 1, got ", uni);
-    causal_ = uni == 1;
     if (info.attr_int("do_rotary", 0) != 0) return not_implemented("QAttention: do_rotary");
     if (info.attr_int("past_present_share_buffer", 0) != 0) return not_implemented("QAttention: past_present_share_buffer");
     if (info.has_input(8)) return not_implemented("QAttention: past state");
@@ -89,7 +86,7 @@ class QAttentionKernel final : public Kernel {
       ONYX_RETURN_IF_ERROR(quantized_matmul_reference(x2, izp_t, w, ctx.has_input(7) ? ctx.input(7) : Tensor(), col_scale,
                                                       bias.data<float>(), qkv));
     }
-    const float scale = has_scale_ ? scale_ : float(1.0 / std::sqrt(double(hidden / heads_)));
+    const float scale = attrs_.scale_for(hidden / heads_);
     const PackedQkvAttention p{heads_, scale, mask_filter_, causal_};
     return run_packed_qkv_attention(ctx, head_products_, p, qkv.data<float>(), batch, seq, hidden, hidden, mv, nullptr,
                                     y->data<float>(), "QAttention");
@@ -99,8 +96,9 @@ class QAttentionKernel final : public Kernel {
   std::unique_ptr<QuantizedWeights> weights_;
   onednn::HeadProducts head_products_;
   int64_t heads_ = 0;
-  bool has_scale_ = false, causal_ = false;
-  float scale_ = 0.f, mask_filter_ = -10000.f;
+  AttentionAttributes attrs_;
+  bool causal_ = false;
+  float mask_filter_ = -10000.f;
 };
 
 }  // namespace

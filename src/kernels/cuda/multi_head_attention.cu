@@ -188,7 +188,7 @@ class CudaMultiHeadAttention final : public CudaKernel {
     return check_launch("MultiHeadAttention (bias)");
   }
 
-  MultiHeadAttentionAttributes attrs_;
+  AttentionAttributes attrs_;
   int64_t heads_ = 0;
 };
 
