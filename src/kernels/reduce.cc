@@ -74,31 +74,39 @@ bool sum_contiguous_kept_float(const ReducePlan& plan, const float* in, float* o
   return true;
 }
 
+ReduceAxes ReduceAxes::parse(const KernelInfo& info, int axes_input_since) {
+  ReduceAxes a;
+  a.keepdims = info.attr_int("keepdims", 1) != 0;
+  a.noop_with_empty_axes = info.attr_int("noop_with_empty_axes", 0) != 0;
+  a.from_input = info.opset() >= axes_input_since;
+  // Before axes_input_since the axes are an attribute; later models should not carry it, but
+  // it is honoured when the input is absent.
+  a.attribute = info.attr_ints("axes");
+  return a;
+}
+
+Result<std::vector<int64_t>> ReduceAxes::resolve(const KernelContext& ctx) const {
+  if (!from_input || !ctx.has_input(1)) return attribute;
+  const Tensor& a = ctx.input(1);
+  if (!a.defined() || !is_integer_type(a.dtype()) || a.rank() > 1)
+    return invalid_argument("input 'axes' must be a 1-D integer tensor, got ", ctx.input_value(1).describe());
+  return a.to_int64_vector();
+}
+
 Status ReduceKernel::prepare(const KernelInfo& info) {
-  keepdims_ = info.attr_int("keepdims", 1) != 0;
-  noop_with_empty_axes_ = info.attr_int("noop_with_empty_axes", 0) != 0;
-  axes_from_input_ = info.opset() >= axes_input_since();
-  // Before axes_input_since() the axes are an attribute; later models should not carry it,
-  // but it is honoured when the input is absent.
-  axes_attr_ = info.attr_ints("axes");
+  axes_ = ReduceAxes::parse(info, axes_input_since());
   return Status::Ok();
 }
 
 Status ReduceKernel::compute(KernelContext& ctx) const {
   const Tensor& x = ctx.input(0);
   if (!x.defined()) return invalid_argument("input 'data' is missing or not a tensor");
-  std::vector<int64_t> axes = axes_attr_;
-  if (axes_from_input_ && ctx.has_input(1)) {
-    const Tensor& a = ctx.input(1);
-    if (!a.defined() || !is_integer_type(a.dtype()) || a.rank() > 1)
-      return invalid_argument("input 'axes' must be a 1-D integer tensor, got ", ctx.input_value(1).describe());
-    axes = a.to_int64_vector();
-  }
-  if (axes.empty() && noop_with_empty_axes_) {
+  ONYX_ASSIGN_OR_RETURN(const std::vector<int64_t> axes, axes_.resolve(ctx));
+  if (axes_.noop(axes)) {
     ctx.set_output(0, x);
     return Status::Ok();
   }
-  ONYX_ASSIGN_OR_RETURN(const ReducePlan plan, make_reduce_plan(x.shape(), axes, keepdims_));
+  ONYX_ASSIGN_OR_RETURN(const ReducePlan plan, make_reduce_plan(x.shape(), axes, axes_.keepdims));
   ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), plan.out_shape));
   return reduce(plan, x, *y);
 }

@@ -117,6 +117,23 @@ T saturate_from_double(double v) {
   }
 }
 
+// The axis attributes of a Reduce* node: keepdims, noop_with_empty_axes and the axes, an
+// attribute before `axes_input_since` (13 for ReduceSum, 18 for the others) and the optional
+// input 1 (read on the host) from then on. Shared by the CPU and CUDA kernels.
+struct ReduceAxes {
+  bool keepdims = true;
+  bool noop_with_empty_axes = false;
+  bool from_input = false;
+  std::vector<int64_t> attribute;
+
+  static ReduceAxes parse(const KernelInfo& info, int axes_input_since);
+  // The axes of this run (empty: all, or none when noop() says so); INVALID_ARGUMENT for a
+  // malformed axes input.
+  Result<std::vector<int64_t>> resolve(const KernelContext& ctx) const;
+  // True when `axes` (from resolve) leave the input as it is.
+  bool noop(const std::vector<int64_t>& axes) const { return axes.empty() && noop_with_empty_axes; }
+};
+
 // Base of the Reduce* kernels: parses axes (attribute, or the optional second input from
 // axes_input_since()), keepdims and noop_with_empty_axes, handles the no-op case, allocates
 // the output and calls reduce().
@@ -132,10 +149,7 @@ class ReduceKernel : public Kernel {
   virtual Status reduce(const ReducePlan& plan, const Tensor& x, Tensor& y) const = 0;
 
  private:
-  bool keepdims_ = true;
-  bool noop_with_empty_axes_ = false;
-  bool axes_from_input_ = false;
-  std::vector<int64_t> axes_attr_;
+  ReduceAxes axes_;
 };
 
 // ArgMax (kMax) / ArgMin: the int64 index of the first (or, with select_last_index, the last)

@@ -12,15 +12,6 @@
 namespace onyx {
 namespace {
 
-// The 1-D filter of one axis: for output coordinate o, taps [o*k, o*k + k) of index/weight.
-struct AxisFilter {
-  int64_t k = 0;
-  std::vector<int64_t> index;    // input indices, clamped into [0, in_len)
-  std::vector<double> weight;
-  std::vector<uint8_t> outside;  // 1 where tf_crop_and_resize extrapolates
-  bool identity = false;         // out == in, every output reads only its own index
-};
-
 // Maps output coordinate x to the input coordinate; sets *outside for tf_crop_and_resize
 // points beyond [0, in_len - 1].
 double source_coord(const ResizeAttrs& a, const ResizeAxis& ax, int64_t xi, bool* outside) {
@@ -55,8 +46,10 @@ double cubic_kernel(double d, double A) {
   return 0;
 }
 
-AxisFilter make_filter(const ResizeAttrs& a, const ResizeAxis& ax) {
-  AxisFilter f;
+}  // namespace
+
+ResizeFilter make_resize_filter(const ResizeAttrs& a, const ResizeAxis& ax) {
+  ResizeFilter f;
   const int64_t n = ax.out_len, in = ax.in_len;
   f.outside.assign(size_t(n), 0);
   // Antialiasing stretches the linear / cubic kernel by 1/scale when downsampling.
@@ -123,6 +116,8 @@ AxisFilter make_filter(const ResizeAttrs& a, const ResizeAxis& ax) {
   return f;
 }
 
+namespace {
+
 // Converts an interpolated value to T: integers round to nearest and saturate.
 template <typename T>
 T to_output(double v) {
@@ -146,7 +141,7 @@ T extrapolation(double v) {
 
 // Nearest: a gather through one index per output coordinate and axis.
 template <typename T>
-void resize_nearest(const std::vector<AxisFilter>& filters, double extrapolation_value, const Tensor& x, Tensor& y) {
+void resize_nearest(const std::vector<ResizeFilter>& filters, double extrapolation_value, const Tensor& x, Tensor& y) {
   const Shape& out = y.shape();
   const size_t rank = out.size();
   const std::vector<int64_t> strides = shape_strides(x.shape());
@@ -170,7 +165,7 @@ void resize_nearest(const std::vector<AxisFilter>& filters, double extrapolation
         row_out[0] = in[0];
         continue;
       }
-      const AxisFilter& f = filters[rank - 1];
+      const ResizeFilter& f = filters[rank - 1];
       const int64_t s = strides[rank - 1];
       for (int64_t i = 0; i < last; ++i)
         row_out[i] = outside || f.outside[size_t(i)] ? fill : in[off + f.index[size_t(i)] * s];
@@ -180,7 +175,7 @@ void resize_nearest(const std::vector<AxisFilter>& filters, double extrapolation
 
 // Linear / cubic: one separable pass per non-identity axis over a double buffer.
 template <typename T>
-Status resize_filtered(const KernelContext& ctx, const std::vector<AxisFilter>& filters,
+Status resize_filtered(const KernelContext& ctx, const std::vector<ResizeFilter>& filters,
                        const std::vector<ResizeAxis>& axes, double extrapolation_value, const Tensor& x, Tensor& y) {
   Shape cur = x.shape();
   // Working copies in double come from the run's arena: for 1-byte types they are 8 times the
@@ -196,7 +191,7 @@ Status resize_filtered(const KernelContext& ctx, const std::vector<AxisFilter>& 
     return double(axes[a].out_len) * double(axes[b].in_len) < double(axes[b].out_len) * double(axes[a].in_len);
   });
   for (size_t d : order) {
-    const AxisFilter& f = filters[d];
+    const ResizeFilter& f = filters[d];
     if (f.identity) continue;
     const int64_t n_in = cur[d], n_out = axes[d].out_len;
     int64_t outer = 1, inner = 1;
@@ -229,6 +224,45 @@ Status resize_filtered(const KernelContext& ctx, const std::vector<AxisFilter>& 
   }
   T* out = y.data<T>();
   for (int64_t i = 0; i < y.numel(); ++i) out[i] = to_output<T>(buf[i]);
+  return Status::Ok();
+}
+
+// Sets out_len and scale of the resized axes from `sizes`, honouring keep_aspect_ratio_policy.
+Status apply_sizes(const ResizeAttrs& attrs, const Tensor& sizes, const std::vector<int64_t>& axes,
+                 std::vector<ResizeAxis>& ax) {
+  const size_t k = axes.size();
+  for (size_t i = 0; i < k; ++i) {
+    const int64_t s = sizes.get_int64(int64_t(i));
+    const ResizeAxis& a = ax[size_t(axes[i])];
+    if (s < 0) return invalid_argument("sizes must be non-negative, got ", s);
+    if (a.in_len == 0 && s > 0) return invalid_argument("cannot resize an empty dim to ", s);
+  }
+  if (attrs.keep_aspect == KeepAspectRatioPolicy::kStretch) {
+    for (size_t i = 0; i < k; ++i) {
+      ResizeAxis& a = ax[size_t(axes[i])];
+      a.out_len = sizes.get_int64(int64_t(i));
+      a.scale = a.in_len == 0 ? 1.0 : double(a.out_len) / double(a.in_len);
+      a.length_resized = double(a.out_len);
+    }
+    return Status::Ok();
+  }
+  // One scale for all resized axes: the largest (not_larger) / smallest (not_smaller) fit.
+  const bool not_larger = attrs.keep_aspect == KeepAspectRatioPolicy::kNotLarger;
+  double scale = not_larger ? INFINITY : 0;
+  for (size_t i = 0; i < k; ++i) {
+    const ResizeAxis& a = ax[size_t(axes[i])];
+    if (a.in_len == 0) continue;
+    const double r = double(sizes.get_int64(int64_t(i))) / double(a.in_len);
+    scale = not_larger ? std::min(scale, r) : std::max(scale, r);
+  }
+  if (!(scale > 0) || !std::isfinite(scale)) return invalid_argument("sizes give no usable common scale");
+  for (size_t i = 0; i < k; ++i) {
+    ResizeAxis& a = ax[size_t(axes[i])];
+    a.scale = scale;
+    a.length_resized = scale * double(a.in_len);
+    if (a.length_resized > double(int64_t(1) << 40)) return invalid_argument("sizes give an output that is too large");
+    a.out_len = int64_t(std::floor(a.length_resized + 0.5));  // round half up
+  }
   return Status::Ok();
 }
 
@@ -277,6 +311,67 @@ Result<ResizeAttrs> parse_resize_attrs(const KernelInfo& info, bool legacy) {
   return a;
 }
 
+Result<std::vector<ResizeAxis>> resolve_resize_axes(const KernelContext& ctx, const ResizeAttrs& attrs, bool legacy,
+                                                    const Shape& x) {
+  const int64_t rank = int64_t(x.size());
+  // The dims that roi / scales / sizes refer to.
+  std::vector<int64_t> axes;
+  if (attrs.axes.empty()) {
+    for (int64_t d = 0; d < rank; ++d) axes.push_back(d);
+  } else {
+    std::vector<bool> seen(size_t(rank), false);
+    for (int64_t a : attrs.axes) {
+      if (a < -rank || a >= rank) return invalid_argument("axis ", a, " is out of range for rank ", rank);
+      const int64_t d = a < 0 ? a + rank : a;
+      if (seen[size_t(d)]) return invalid_argument("axis ", a, " is repeated");
+      seen[size_t(d)] = true;
+      axes.push_back(d);
+    }
+  }
+  const size_t k = axes.size();
+  const Tensor* roi = nullptr;
+  const Tensor* scales = nullptr;
+  const Tensor* sizes = nullptr;
+  auto given = [&](int i) { return ctx.has_input(i) && ctx.input(i).defined() && ctx.input(i).numel() > 0; };
+  if (legacy) {
+    if (given(1)) scales = &ctx.input(1);
+  } else {
+    if (given(1)) roi = &ctx.input(1);
+    if (given(2)) scales = &ctx.input(2);
+    if (given(3)) sizes = &ctx.input(3);
+  }
+  if ((scales != nullptr) == (sizes != nullptr))
+    return invalid_argument("exactly one of 'scales' and 'sizes' must be given (and non-empty)");
+  const Tensor* given_t = scales ? scales : sizes;
+  if (given_t->rank() != 1 || size_t(given_t->numel()) != k)
+    return invalid_argument(scales ? "scales" : "sizes", " must have one entry per resized axis (", k, "), got ",
+                            given_t->describe());
+
+  std::vector<ResizeAxis> ax(static_cast<size_t>(rank));
+  for (int64_t d = 0; d < rank; ++d) {
+    ax[size_t(d)].in_len = ax[size_t(d)].out_len = x[size_t(d)];
+    ax[size_t(d)].length_resized = double(x[size_t(d)]);
+  }
+  if (roi) {
+    if (size_t(roi->numel()) != 2 * k) return invalid_argument("roi must have ", 2 * k, " entries, got ", roi->describe());
+    for (size_t i = 0; i < k; ++i) {
+      ax[size_t(axes[i])].roi_start = roi->get_double(int64_t(i));
+      ax[size_t(axes[i])].roi_end = roi->get_double(int64_t(k + i));
+    }
+  }
+  if (scales) {
+    for (size_t i = 0; i < k; ++i) {
+      ResizeAxis& a = ax[size_t(axes[i])];
+      a.scale = scales->get_double(int64_t(i));
+      ONYX_ASSIGN_OR_RETURN(a.out_len, resized_length(a.in_len, a.scale));
+      a.length_resized = double(a.in_len) * a.scale;
+    }
+  } else {
+    ONYX_RETURN_IF_ERROR(apply_sizes(attrs, *sizes, axes, ax));
+  }
+  return ax;
+}
+
 Result<int64_t> resized_length(int64_t in_len, double scale) {
   if (!(scale > 0) || !std::isfinite(scale)) return invalid_argument("resize scale ", scale, " must be positive and finite");
   const double len = std::floor(double(in_len) * scale);
@@ -290,8 +385,8 @@ Status resize_tensor(const KernelContext& ctx, const ResizeAttrs& attrs, const s
   for (const ResizeAxis& ax : axes)
     if (ax.in_len == 0 && ax.out_len > 0) return invalid_argument("cannot resize an empty dim to ", ax.out_len);
   if (y.numel() == 0) return Status::Ok();
-  std::vector<AxisFilter> filters;
-  for (const ResizeAxis& ax : axes) filters.push_back(make_filter(attrs, ax));
+  std::vector<ResizeFilter> filters;
+  for (const ResizeAxis& ax : axes) filters.push_back(make_resize_filter(attrs, ax));
   if (attrs.mode == ResizeMode::kNearest) {
     return dispatch<ONYX_ALL_TYPES>(x.dtype(), [&]<typename T>() -> Status {
       resize_nearest<T>(filters, attrs.extrapolation_value, x, y);

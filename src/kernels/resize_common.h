@@ -56,6 +56,25 @@ struct ResizeAxis {
 // non-finite or overflowing scale.
 Result<int64_t> resized_length(int64_t in_len, double scale);
 
+// The resize of every dim of an input of shape `x` for one run, from the node's inputs (read on
+// the host): opset 10 (X, scales); opset 11+ (X, roi, scales, sizes), exactly one of scales
+// and sizes non-empty, each with one entry per resized axis (attrs.axes, or all dims).
+// INVALID_ARGUMENT for inputs that do not fit.
+Result<std::vector<ResizeAxis>> resolve_resize_axes(const KernelContext& ctx, const ResizeAttrs& attrs, bool legacy,
+                                                    const Shape& x);
+
+// The 1-D filter of one axis: output coordinate o reads taps [o*k, o*k + k) of index (clamped
+// into [0, in_len)) with their weights; outside[o] is 1 where tf_crop_and_resize extrapolates.
+// identity: out == in and every output reads only its own index.
+struct ResizeFilter {
+  int64_t k = 0;
+  std::vector<int64_t> index;
+  std::vector<double> weight;
+  std::vector<uint8_t> outside;
+  bool identity = false;
+};
+ResizeFilter make_resize_filter(const ResizeAttrs& attrs, const ResizeAxis& axis);
+
 // Resamples x into y, whose shape is the out_len of every axis (one entry per dim of x).
 // Nearest works for every dtype; linear and cubic for numeric dtypes.
 Status resize_tensor(const KernelContext& ctx, const ResizeAttrs& attrs, const std::vector<ResizeAxis>& axes,

@@ -7,25 +7,14 @@
 #include <cmath>
 #include <random>
 
-#include "model_builder.h"
+#include "cuda_test_support.h"
 #include "providers/execution_provider.h"
-#include "session/session.h"
-#ifdef ONYX_WITH_CUDA
-#include "providers/cuda/cuda_provider.h"
-#endif
 
 namespace onyx {
 namespace {
 
 using testing::ModelBuilder;
-
-std::unique_ptr<Session> load(ModelBuilder& b, const SessionOptions& options, Status* failure = nullptr) {
-  const std::string bytes = b.bytes();
-  auto s = Session::load_bytes(bytes.data(), bytes.size(), options);
-  if (failure) *failure = s.ok() ? Status::Ok() : s.status();
-  else EXPECT_TRUE(s.ok()) << s.status().to_string();
-  return s.ok() ? std::move(s).value() : nullptr;
-}
+using namespace cuda_test;
 
 ModelBuilder relu_model() {
   ModelBuilder b;
@@ -48,8 +37,6 @@ TEST(CudaProvider, ABuildWithoutCudaSaysSo) {
 
 #else
 
-bool have_device() { return CudaProvider::device_count() > 0; }
-
 TEST(CudaProvider, AskingForItWithoutADeviceIsAClearError) {
   if (have_device()) GTEST_SKIP() << "a CUDA device is present";
   ModelBuilder b = relu_model();
@@ -70,56 +57,6 @@ TEST(CudaProvider, BadOptionsAreRefusedByName) {
   auto bad = ProviderRegistry::global().create("CUDA", {{"gpu_mem_limit", "lots"}});
   ASSERT_FALSE(bad.ok());
   EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
-}
-
-std::vector<float> random_values(size_t n, uint32_t seed) {
-  std::mt19937 gen(seed);
-  std::uniform_real_distribution<float> dist(-2.f, 2.f);
-  std::vector<float> v(n);
-  for (float& x : v) x = dist(gen);
-  return v;
-}
-
-Tensor tensor_of(const Shape& shape, const std::vector<float>& values) {
-  Tensor t(DataType::kFloat, shape);
-  std::copy(values.begin(), values.end(), t.data<float>());
-  return t;
-}
-
-// Runs `b` on the CPU and on CUDA (strict: every node on the GPU) with the same random feeds
-// and compares every output within `rtol` of the largest CPU magnitude. Without a device the
-// CPU half still runs (so the model itself is checked), then the test reports itself skipped.
-void expect_cuda_matches_cpu(ModelBuilder& b, const std::vector<std::pair<std::string, Shape>>& inputs, double rtol) {
-  SessionOptions cpu_options, cuda_options;
-  cpu_options.graph_optimization_level = cuda_options.graph_optimization_level = 1;  // keep the ops under test
-  auto cpu = load(b, cpu_options);
-  ASSERT_TRUE(cpu);
-  std::vector<std::pair<std::string, Value>> feeds;
-  uint32_t seed = 1;
-  for (const auto& [name, shape] : inputs)
-    feeds.emplace_back(name, Value(tensor_of(shape, random_values(size_t(shape_size(shape)), seed++))));
-  auto want = cpu->run(feeds);
-  ASSERT_TRUE(want.ok()) << want.status().to_string();
-  if (!have_device()) GTEST_SKIP() << "no CUDA device (the CPU half ran)";
-  cuda_options.append_provider("CUDA");
-  cuda_options.disable_cpu_fallback = true;
-  auto gpu = load(b, cuda_options);
-  ASSERT_TRUE(gpu);
-  for (const NodePlacement& p : gpu->placement())
-    if (!p.is_copy) EXPECT_EQ(p.provider, "CUDA") << p.node;
-  auto got = gpu->run(feeds);
-  ASSERT_TRUE(got.ok()) << got.status().to_string();
-  for (size_t k = 0; k < want->size(); ++k) {
-    const Tensor& w = (*want)[k].tensor();
-    const Tensor& g = (*got)[k].tensor();
-    ASSERT_EQ(w.shape(), g.shape());
-    ASSERT_TRUE(g.device().is_cpu());
-    double scale = 0, worst = 0;
-    for (int64_t i = 0; i < w.numel(); ++i) scale = std::max(scale, std::abs(double(w.data<float>()[i])));
-    for (int64_t i = 0; i < w.numel(); ++i)
-      worst = std::max(worst, std::abs(double(w.data<float>()[i]) - double(g.data<float>()[i])));
-    EXPECT_LE(worst, rtol * std::max(scale, 1e-6)) << "output " << k;
-  }
 }
 
 TEST(CudaProvider, ElementwiseWithBroadcastingMatchesTheCpu) {
@@ -172,23 +109,6 @@ TEST(CudaProvider, TransposeReshapeAndCastsMatchTheCpu) {
   a32->set_type(onnx::AttributeProto::INT);
   a32->set_i(onnx::TensorProto::FLOAT);
   expect_cuda_matches_cpu(b, {{"x", {2, 3, 4}}}, 1e-3);  // float16 rounding
-}
-
-onnx::TensorProto* int64_initializer(ModelBuilder& b, const std::string& name, std::vector<int64_t> dims,
-                                     std::vector<int64_t> values) {
-  auto* t = b.graph->add_initializer();
-  t->set_name(name);
-  t->set_data_type(onnx::TensorProto::INT64);
-  for (int64_t d : dims) t->add_dims(d);
-  for (int64_t v : values) t->add_int64_data(v);
-  return t;
-}
-
-void int_attribute(onnx::NodeProto* n, const char* name, int64_t v) {
-  auto* a = n->add_attribute();
-  a->set_name(name);
-  a->set_type(onnx::AttributeProto::INT);
-  a->set_i(v);
 }
 
 // BERT's embedding and feed-forward ops: Gather of a table (negative ids too), the residual

@@ -51,6 +51,25 @@ TEST(KernelCensus, DeviceKernelsAndAnyDeviceKernelsAreRegistered) {
     EXPECT_EQ(def->provider, "CUDA") << op;
   }
   ASSERT_TRUE(r.find("CUDA", "", "Gelu", 20));
+  // The convolutional models' ops, and the reductions and Resize.
+  for (const char* op : {"MaxPool", "AveragePool", "GlobalAveragePool", "GlobalMaxPool", "BatchNormalization", "Clip",
+                         "Resize", "ReduceSum", "ReduceMean", "ReduceMax", "ReduceMin", "ReduceProd", "ReduceSumSquare",
+                         "ReduceL1", "ReduceL2", "ReduceLogSum", "ReduceLogSumExp"}) {
+    const KernelDef* def = r.find("CUDA", "", op, 18);
+    ASSERT_TRUE(def) << op << " has no CUDA kernel";
+    EXPECT_EQ(def->provider, "CUDA") << op;
+    EXPECT_TRUE(def->refuses) << op;
+  }
+#ifdef ONYX_WITH_CUDNN
+  ASSERT_TRUE(r.find("CUDA", "", "Conv", 17));
+  EXPECT_EQ(r.find("CUDA", "", "Conv", 17)->provider, "CUDA");
+  ASSERT_TRUE(r.find("CUDA", "com.microsoft", "FusedConv", 1));
+  EXPECT_EQ(r.find("CUDA", "com.microsoft", "FusedConv", 1)->provider, "CUDA");
+#endif
+  // Reductions read their axes, Clip its bounds and Resize its roi, scales and sizes on the host.
+  EXPECT_EQ(r.find("CUDA", "", "ReduceSum", 18)->host_inputs, std::vector<int>{1});
+  EXPECT_EQ(r.find("CUDA", "", "Clip", 18)->host_inputs, (std::vector<int>{1, 2}));
+  EXPECT_EQ(r.find("CUDA", "", "Resize", 18)->host_inputs, (std::vector<int>{1, 2, 3}));
   // Gather, Slice and Expand read their indices, bounds and shape on the host.
   EXPECT_EQ(r.find("CUDA", "", "Gather", 17)->host_inputs, std::vector<int>{1});
   EXPECT_EQ(r.find("CUDA", "", "Slice", 17)->host_inputs, (std::vector<int>{1, 2, 3, 4}));

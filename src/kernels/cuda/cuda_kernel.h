@@ -27,7 +27,9 @@ class CudaKernel : public Kernel {
   virtual Status prepare_cuda(const KernelInfo& info) { (void)info; return Status::Ok(); }
   const CudaProvider& cuda() const { return *provider_; }
   cudaStream_t stream() const { return provider_->stream(); }
-  // INTERNAL naming `what` if the last launch failed.
+
+ public:
+  // RUNTIME_ERROR naming `what` if the last launch failed.
   static Status check_launch(const char* what);
 
  private:

@@ -19,6 +19,26 @@ Status cublas_status(cublasStatus_t s, const char* what) {
   return runtime_error("cuBLAS error in ", what, ": ", cublasGetStatusName(s), " (", cublasGetStatusString(s), ")");
 }
 
+#ifdef ONYX_WITH_CUDNN
+Status cudnn_status(cudnnStatus_t s, const char* what) {
+  if (s == CUDNN_STATUS_SUCCESS) return Status::Ok();
+  return runtime_error("cuDNN error in ", what, ": ", cudnnGetErrorString(s));
+}
+
+Result<cudnnContext*> CudaProvider::cudnn() const {
+  if (cudnn_) return cudnn_;
+  ONYX_RETURN_IF_ERROR(activate());
+  cudnnHandle_t h = nullptr;
+  ONYX_CUDNN_RETURN_IF_ERROR(cudnnCreate(&h));
+  if (Status s = cudnn_status(cudnnSetStream(h, stream_), "cudnnSetStream"); !s.ok()) {
+    cudnnDestroy(h);
+    return s;
+  }
+  cudnn_ = h;
+  return h;
+}
+#endif
+
 namespace {
 
 Result<int64_t> parse_count(const std::string& key, const std::string& value) {
@@ -107,6 +127,9 @@ CudaProvider::~CudaProvider() {
     if (staging_[i]) cudaFreeHost(staging_[i]);
   }
   if (workspace_) cudaFree(workspace_);
+#ifdef ONYX_WITH_CUDNN
+  if (cudnn_) cudnnDestroy(cudnn_);
+#endif
   if (cublas_lt_) cublasLtDestroy(cublas_lt_);
   if (cublas_) cublasDestroy(cublas_);
   if (stream_) cudaStreamDestroy(stream_);

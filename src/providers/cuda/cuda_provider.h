@@ -13,12 +13,17 @@
 #include <cublasLt.h>
 #include <cublas_v2.h>
 #include <cuda_runtime.h>
+#ifdef ONYX_WITH_CUDNN  // defined for the CUDA provider's own units where cuDNN was found
+#include <cudnn.h>
+#endif
 
 #include <memory>
 #include <mutex>
 #include <string>
 
 #include "providers/execution_provider.h"
+
+struct cudnnContext;  // cudnnHandle_t is a cudnnContext*
 
 namespace onyx {
 
@@ -30,6 +35,10 @@ Status cublas_status(cublasStatus_t s, const char* what);
 
 #define ONYX_CUDA_RETURN_IF_ERROR(call) ONYX_RETURN_IF_ERROR(::onyx::cuda_status((call), #call))
 #define ONYX_CUBLAS_RETURN_IF_ERROR(call) ONYX_RETURN_IF_ERROR(::onyx::cublas_status((call), #call))
+#ifdef ONYX_WITH_CUDNN
+Status cudnn_status(cudnnStatus_t s, const char* what);
+#define ONYX_CUDNN_RETURN_IF_ERROR(call) ONYX_RETURN_IF_ERROR(::onyx::cudnn_status((call), #call))
+#endif
 
 class CudaProvider final : public ExecutionProvider {
  public:
@@ -57,6 +66,10 @@ class CudaProvider final : public ExecutionProvider {
   std::unique_lock<std::mutex> lock_blas() const { return std::unique_lock<std::mutex>(blas_mu_); }
   cublasHandle_t cublas() const { return cublas_; }
   cublasLtHandle_t cublas_lt() const { return cublas_lt_; }
+  // The cuDNN handle bound to the stream, made on the first call (loading cuDNN takes a
+  // while, and a model without convolutions never needs it). Call and use under lock_blas().
+  // Defined only in builds with cuDNN (ONYX_WITH_CUDNN).
+  Result<cudnnContext*> cudnn() const;
   // Scratch for cuBLASLt, kWorkspaceBytes on the device; use under lock_blas().
   void* blas_workspace() const { return workspace_; }
   static constexpr size_t kWorkspaceBytes = size_t(32) << 20;
@@ -73,6 +86,7 @@ class CudaProvider final : public ExecutionProvider {
   cublasHandle_t cublas_ = nullptr;
   cublasLtHandle_t cublas_lt_ = nullptr;
   void* workspace_ = nullptr;
+  mutable cudnnContext* cudnn_ = nullptr;  // guarded by blas_mu_
   std::unique_ptr<CudaArena> arena_;
   mutable std::mutex blas_mu_;
   // Two pinned buffers of kStagingBytes and their events, used by one copy at a time.
