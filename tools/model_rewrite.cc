@@ -4,6 +4,7 @@
 #include <map>
 #include <vector>
 
+#include "kernels/kernel.h"
 #include "onnx/loader.h"
 #include "onnx/writer.h"
 #include "ops/infer_graph.h"
@@ -11,7 +12,7 @@
 namespace onyx::cli {
 
 Result<OptimizedModel> load_and_optimize(const std::string& path, int level, const std::set<std::string>* fuse_only,
-                                         const std::set<std::string>& disabled) {
+                                         const std::set<std::string>& disabled, const std::string& target_provider) {
   OptimizedModel out;
   ONYX_ASSIGN_OR_RETURN(out.model, onnx_format::load_model_file(path));
   out.report.nodes_before = out.report.nodes_after = out.model.graph.nodes.size();
@@ -29,6 +30,11 @@ Result<OptimizedModel> load_and_optimize(const std::string& path, int level, con
     }
     manager = optimizer::PassManager(std::move(phases));
   }
+  if (!target_provider.empty() && target_provider != "CPU")
+    manager.target = optimizer::ProviderTarget{
+        target_provider, [target_provider](const std::string& domain, const std::string& op, int64_t opset) {
+          return KernelRegistry::global().find(target_provider, domain, op, opset) != nullptr;
+        }};
   ONYX_ASSIGN_OR_RETURN(out.report, manager.run(out.model, types, /*log_level=*/3));
   return out;
 }

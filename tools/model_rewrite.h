@@ -52,9 +52,12 @@ struct OptimizedModel {
 // With `fuse_only`, the fusion phase runs only the passes named there (static quantisation
 // wants BatchNorm folded into Conv but the activations it calibrates left apart). The passes
 // `disabled` names do not run (SessionOptions::disabled_optimizers; an unknown name is an error).
+// With `target_provider` (a registry name, "CUDA"), fusions respect it as in a session whose
+// first provider it is (optimizer::ProviderTarget).
 Result<OptimizedModel> load_and_optimize(const std::string& path, int level,
                                          const std::set<std::string>* fuse_only = nullptr,
-                                         const std::set<std::string>& disabled = {});
+                                         const std::set<std::string>& disabled = {},
+                                         const std::string& target_provider = "");
 
 // Writes `model` to `path`; with `external_data` non-empty, initializers of 1 KiB or more go
 // to that file (relative to `path`'s folder).

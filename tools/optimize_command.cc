@@ -1,4 +1,5 @@
 // onyx optimize MODEL -o OUT [--level L] [--external-data NAME] [--model-type T] [--disable-passes P,...]
+//               [--for-provider NAME]
 //               [--float16 [--keep-io-types] [--op-block-list OP,OP,...] [--no-compare]
 //                [--auto-mixed-precision --tolerance T [--inputs-dir DIR | --runs N] [--threads N]]]
 // Writes MODEL after onyx's graph optimisations at level L (default 2: simplifications and
@@ -17,6 +18,10 @@
 // the result against the fusion families the type should end with (optimizer/model_type.h):
 // per family the fused ops, what was left unfused, and a verdict. --disable-passes P,... skips
 // those passes (onyx's names or ONNX Runtime's CamelCase ones, as SessionOptions takes them).
+// --for-provider NAME (cuda) optimises as a session whose first provider NAME is would (no
+// fusion into an op NAME lacks where NAME runs the unfused nodes), lists the fusions declined
+// for it, and reports where each node would run, from this build's kernels: no device needed
+// (static_placement.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -31,6 +36,8 @@
 #include "mixed_precision.h"
 #include "optimizer/float16_conversion.h"
 #include "optimizer/model_type.h"
+#include "providers/execution_provider.h"
+#include "static_placement.h"
 
 namespace onyx::cli {
 namespace {
@@ -45,6 +52,7 @@ struct OptimizeArgs {
   int random_sets = 2, threads = 0;
   const optimizer::ModelType* model_type = nullptr;
   std::set<std::string> disabled_passes;
+  std::string for_provider;  // canonical registry name, or empty
 };
 
 std::set<std::string> comma_list(const std::string& v) {
@@ -119,6 +127,12 @@ Result<OptimizeArgs> parse(const std::vector<std::string>& args) {
       ONYX_ASSIGN_OR_RETURN(o.model_type, optimizer::find_model_type(v));
       continue;
     }
+    if (a == "--for-provider") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      o.for_provider = ProviderRegistry::global().canonical(v);
+      if (o.for_provider.empty()) return invalid_argument("--for-provider: '", v, "' is not a provider of this build");
+      continue;
+    }
     if (a == "--disable-passes") {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
       const std::set<std::string> names = comma_list(v);
@@ -139,7 +153,15 @@ Status optimize(const OptimizeArgs& o) {
   const RewriteArgs& a = o.rewrite;
   std::set<std::string> disabled = o.disabled_passes;
   if (o.model_type) disabled.insert(o.model_type->disabled_passes.begin(), o.model_type->disabled_passes.end());
-  ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(a.model, a.level, nullptr, disabled));
+  ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(a.model, a.level, nullptr, disabled, o.for_provider));
+  std::string placement;
+  if (!o.for_provider.empty()) {
+    for (const auto& [why, at] : m.report.declined_for_provider)
+      placement += "not fused for " + o.for_provider + ": " + why + " (" + std::to_string(at.size()) + " match" +
+                   (at.size() == 1 ? "" : "es") + ")\n";
+    ONYX_ASSIGN_OR_RETURN(std::string where, static_placement_report(m.model, o.for_provider));
+    placement += where;
+  }
   // The fusion check looks at the graph the fusions left, before any float16 Casts.
   std::string fusion_check;
   if (o.model_type) fusion_check = optimizer::check_fusions(m.model.graph, *o.model_type).to_string(*o.model_type);
@@ -177,6 +199,7 @@ Status optimize(const OptimizeArgs& o) {
   if (!m.report.skipped.empty()) std::printf("optimisation skipped: %s\n", m.report.skipped.c_str());
   std::printf("ops: %s\n", op_histogram(m.model.graph).c_str());
   if (o.model_type) std::printf("%s", fusion_check.c_str());
+  std::printf("%s", placement.c_str());
   return Status::Ok();
 }
 
@@ -187,7 +210,7 @@ int optimize_command(const std::vector<std::string>& args) {
   if (!parsed.ok()) {
     std::fprintf(stderr,
                  "onyx optimize: %s\nusage: onyx optimize MODEL -o OUT [--level 0|1|2|99] [--external-data NAME] "
-                 "[--model-type bert|gpt2|vit|unet] [--disable-passes PASS,...] [--float16 [--keep-io-types] [--op-block-list OP,...] [--no-compare] "
+                 "[--model-type bert|gpt2|vit|unet] [--disable-passes PASS,...] [--for-provider NAME] [--float16 [--keep-io-types] [--op-block-list OP,...] [--no-compare] "
                  "[--auto-mixed-precision --tolerance T [--inputs-dir DIR | --runs N] [--threads N]]]\n",
                  parsed.status().message().c_str());
     return 2;

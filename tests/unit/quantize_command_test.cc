@@ -344,6 +344,38 @@ TEST(OptimizeCommand, WritesTheOptimisedGraphAndReportsIt) {
   EXPECT_EQ(run_cli("compare " + model + " " + out + " --level 0 --atol 0 --rtol 0", &text), 0) << text;
   fs::remove_all(dir);
 }
+
+// --for-provider reports where each node of the optimised graph would run, from this build's
+// kernels and without the device: the small CNN wholly on CUDA, a Sign (no CUDA kernel) on
+// the CPU with the reason.
+TEST(OptimizeCommand, ForProviderReportsThePlacementWithoutTheDevice) {
+  const fs::path dir = temp_dir("for_provider");
+  const std::string cnn = (dir / "cnn.onnx").string(), sign = (dir / "sign.onnx").string(),
+                    out = (dir / "o.onnx").string();
+  std::ofstream(cnn, std::ios::binary) << small_cnn();
+  ModelBuilder b;
+  b.input("x", {4}).output("y", {4});
+  b.node("Sign", {"x"}, {"s"});
+  b.node("Relu", {"s"}, {"y"});
+  std::ofstream(sign, std::ios::binary) << b.bytes();
+  std::string text;
+  ASSERT_EQ(run_cli("optimize " + cnn + " -o " + out + " --for-provider CPUExecutionProvider", &text), 0) << text;
+  EXPECT_NE(text.find("node(s) on CPU"), std::string::npos) << text;
+  text.clear();
+#if defined(ONYX_WITH_CUDA) && defined(ONYX_WITH_CUDNN)
+  ASSERT_EQ(run_cli("optimize " + cnn + " -o " + out + " --for-provider cuda", &text), 0) << text;
+  EXPECT_NE(text.find("node(s) on CUDA, 0 on the CPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("com.microsoft:FusedConv"), std::string::npos) << "fused for CUDA, which has FusedConv: " << text;
+  text.clear();
+  ASSERT_EQ(run_cli("optimize " + sign + " -o " + out + " --for-provider cuda", &text), 0) << text;
+  EXPECT_NE(text.find("1 node(s) on CUDA, 1 on the CPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("(Sign): CUDA: no kernel for Sign"), std::string::npos) << text;
+#elif !defined(ONYX_WITH_CUDA)
+  EXPECT_EQ(run_cli("optimize " + cnn + " -o " + out + " --for-provider cuda", &text), 1) << text;
+  EXPECT_NE(text.find("'cuda' is not a provider of this build"), std::string::npos) << text;
+#endif
+  fs::remove_all(dir);
+}
 #endif
 
 }  // namespace
