@@ -154,14 +154,7 @@ Status optimize(const OptimizeArgs& o) {
   std::set<std::string> disabled = o.disabled_passes;
   if (o.model_type) disabled.insert(o.model_type->disabled_passes.begin(), o.model_type->disabled_passes.end());
   ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(a.model, a.level, nullptr, disabled, o.for_provider));
-  std::string placement;
-  if (!o.for_provider.empty()) {
-    for (const auto& [why, at] : m.report.declined_for_provider)
-      placement += "not fused for " + o.for_provider + ": " + why + " (" + std::to_string(at.size()) + " match" +
-                   (at.size() == 1 ? "" : "es") + ")\n";
-    ONYX_ASSIGN_OR_RETURN(std::string where, static_placement_report(m.model, o.for_provider));
-    placement += where;
-  }
+
   // The fusion check looks at the graph the fusions left, before any float16 Casts.
   std::string fusion_check;
   if (o.model_type) fusion_check = optimizer::check_fusions(m.model.graph, *o.model_type).to_string(*o.model_type);
@@ -188,6 +181,15 @@ Status optimize(const OptimizeArgs& o) {
                 double(f.initializer_bytes_after) / 1e6);
     if (f.saturated_values) std::printf("; %lld value(s) beyond +-65504 saturated", (long long)f.saturated_values);
     std::printf("%s\n", o.fp16.keep_io_types ? "; inputs and outputs kept float32" : "");
+  }
+  // Where the written model's nodes would run (after any float16 conversion).
+  std::string placement;
+  if (!o.for_provider.empty()) {
+    for (const auto& [why, at] : m.report.declined_for_provider)
+      placement += "not fused for " + o.for_provider + ": " + why + " (" + std::to_string(at.size()) + " match" +
+                   (at.size() == 1 ? "" : "es") + ")\n";
+    ONYX_ASSIGN_OR_RETURN(std::string where, static_placement_report(m.model, o.for_provider));
+    placement += where;
   }
   ONYX_RETURN_IF_ERROR(save_rewritten(m.model, a.out, a.external_data));
   std::printf("%s -> %s (level %d)\n", a.model.c_str(), a.out.c_str(), a.level);
