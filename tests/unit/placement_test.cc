@@ -9,9 +9,13 @@
 #include <atomic>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
+#include <fstream>
 #include <thread>
 
+#include "cli_runner.h"
 #include "model_builder.h"
+#include "process_stats.h"
 #include "providers/execution_provider.h"
 #include "session/session.h"
 
@@ -524,6 +528,43 @@ TEST(Placement, IntegerArithmeticOnHostValuesStaysOnTheHost) {
     EXPECT_EQ((*out)[0].tensor().shape(), (Shape{6}));
     EXPECT_EQ((*out)[0].tensor().data<int64_t>()[5], 15);
   }
+}
+
+// External weights reach a device through the plan's copies, and the host side (the mapped
+// file's pages, or the whole mapping once nothing refers to it) is dropped once their readers
+// are prepared: after loading and a run, none of the file is resident though all of it was
+// read (the CUDA provider's path, which reads through its pinned chunks). The CPU, which reads
+// the mapping in place, keeps the pages it ran on; a plan that kept the host constants would
+// keep them too.
+TEST(Placement, WeightsCopiedToADeviceLeaveNoPagesOfTheMappedFileResident) {
+  const std::filesystem::path dir = testing::scratch_folder("placement_test", "mapped_weights");
+  constexpr int64_t kCount = int64_t(4) << 20;  // 16 MB of float32
+  std::vector<float> w(static_cast<size_t>(kCount));
+  for (int64_t i = 0; i < kCount; ++i) w[size_t(i)] = float(i % 1000) * 0.5f;
+  std::ofstream(dir / "weights.bin", std::ios::binary).write(reinterpret_cast<const char*>(w.data()), kCount * 4);
+  ModelBuilder b;
+  b.input("x", {kCount}).output("y", {kCount});
+  b.external_initializer("w", {kCount}, "weights.bin", 0, kCount * 4);
+  b.node("Add", {"x", "w"}, {"y"});
+  std::ofstream(dir / "model.onnx", std::ios::binary) << b.bytes();
+  const Tensor x(DataType::kFloat, {kCount});  // zeros: y is w
+  for (bool device : {true, false}) {
+    SCOPED_TRACE(device ? "on the SIM device" : "on the CPU");
+    SessionOptions options = device ? on_sim() : SessionOptions{};
+    options.graph_optimization_level = 0;
+    auto s = Session::load_file((dir / "model.onnx").string(), options);
+    ASSERT_TRUE(s.ok()) << s.status().to_string();
+    auto y = (*s)->run({{"x", Value(x)}});
+    ASSERT_TRUE(y.ok()) << y.status().to_string();
+    EXPECT_EQ((*y)[0].tensor().data<float>()[kCount - 1], w.back());
+    const int64_t resident_kb = testing::mapped_file_rss_kb("/weights.bin");
+    if (device) {
+      EXPECT_LT(std::max<int64_t>(resident_kb, 0), 1024) << "pages of the uploaded weights left resident";
+    } else {
+      EXPECT_GT(resident_kb, 12 * 1024) << "the CPU ran on the mapping itself";
+    }
+  }
+  std::filesystem::remove_all(dir);
 }
 
 }  // namespace
