@@ -21,6 +21,13 @@ For the machine with the GPU (needs torch with CUDA, and onyx built with ONYX_CU
      (max abs difference over the largest reference magnitude).
 The table gives the medians, onyx / eager (issue 6's target: <= 0.8 for BERT and GPT-2 in
 float16), the CPU fallbacks and the difference.
+
+A second table gives the host memory of loading each model onto the GPU from external data
+(`onyx optimize --level 0 --external-data`): the peak RSS of `onyx bench --provider cuda
+--runs 1` on it, less that of the same command on a one-node model (the CUDA context and
+libraries), against the size of the weights file. The weights reach the GPU through 8 MB
+pinned chunks and the mapped pages are dropped after upload; weights the optimiser rewrites
+on the host first (Conv + BatchNormalization folding) are held whole until uploaded.
 """
 import argparse
 import datetime
@@ -103,6 +110,36 @@ def onyx_model(a, name, dtype):
     return fp16
 
 
+def peak_rss_mb(a, model_path, label):
+    json_path = os.path.join(a.work, label + "_rss.json")
+    run([a.onyx, "bench", model_path, "--provider", "cuda", "--runs", "1", "--warmup", "0", "--json", json_path])
+    with open(json_path) as f:
+        return json.load(f)["peak_rss_mb"]
+
+
+def load_rss_rows(a, names):
+    """(model, weights MB, peak RSS MB, baseline MB, RSS above baseline MB) per model."""
+    import onnx
+    from onnx import helper, TensorProto
+    tiny = os.path.join(a.work, "one_relu.onnx")
+    graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "one_relu",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
+    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tiny)
+    baseline = peak_rss_mb(a, tiny, "one_relu")
+    rows = []
+    for name in names:
+        ext = os.path.join(a.work, name + "_ext.onnx")
+        if not os.path.exists(ext):
+            run([a.onyx, "optimize", onyx_model(a, name, "fp32"), "-o", ext, "--level", "0",
+                 "--external-data", name + "_ext.bin"])
+        weights = os.path.getsize(os.path.join(a.work, name + "_ext.bin")) / 2**20
+        peak = peak_rss_mb(a, ext, name)
+        rows.append((name, weights, peak, baseline, peak - baseline))
+        print(f"{name}: weights {weights:.0f} MB, peak RSS {peak:.0f} MB, one-node baseline {baseline:.0f} MB", flush=True)
+    return rows
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default="resnet50,mobilenet_v2,bert_base,gpt2_small")
@@ -176,6 +213,10 @@ def main():
     table = header + "".join(
         f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f} ms | {r[4]} | {r[5]:.2f} ms | {r[6]:.2f} | {r[7]} | {r[8]} | {r[9]:.1e} |\n"
         for r in rows)
+    rss = load_rss_rows(a, [m for m in a.models.split(",") if m])
+    table += ("\n| model | weights file | peak RSS, CUDA session | one-node CUDA session | above it | share of the weights |\n"
+              "| --- | --- | --- | --- | --- | --- |\n") + "".join(
+        f"| {r[0]} | {r[1]:.0f} MB | {r[2]:.0f} MB | {r[3]:.0f} MB | {r[4]:.0f} MB | {r[4] / r[1]:.2f} |\n" for r in rss)
     print(table)
     if a.table_out:
         with open(a.table_out, "a") as f:
