@@ -149,6 +149,10 @@ Status Session::run(IoBinding& binding, const RunOptions& options) const {
     ONYX_RETURN_IF_ERROR(copy_into(*this, b.name, produced[k], b.buffer, &copies));
     values[k] = Value(b.buffer);
   }
+  const auto no_sync = options.config.find("disable_synchronize_execution_providers");
+  if (no_sync == options.config.end() || no_sync->second != "1")
+    for (const auto& provider : providers_)
+      if (!provider->device().is_cpu()) ONYX_RETURN_IF_ERROR(provider->synchronize());
   binding.values_ = std::move(values);
   binding.copied_ = copies;
   return Status::Ok();

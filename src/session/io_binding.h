@@ -14,6 +14,11 @@
 // both, and nothing is written past the buffer. A buffer that overlaps a bound input is
 // filled by a copy after the run, never while kernels still read the input.
 //
+// Outputs left on a device are complete when run() returns: it waits for the session's device
+// providers, as ONNX Runtime does, unless the run config entry
+// "disable_synchronize_execution_providers" is "1" (then the caller waits, through
+// Session::provider_for(device)->synchronize(), before reading them).
+//
 // One binding is used by one thread at a time; several bindings may run one session at once.
 #pragma once
 #include <string>

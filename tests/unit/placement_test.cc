@@ -52,11 +52,16 @@ class SimProvider final : public ExecutionProvider {
     ++copies;
     return Status::Ok();
   }
+  Status synchronize() const override {
+    ++syncs;
+    return Status::Ok();
+  }
   static std::shared_ptr<SimProvider> instance() {
     static auto p = std::make_shared<SimProvider>();
     return p;
   }
   mutable std::atomic<int> copies{0};
+  mutable std::atomic<int> syncs{0};
 
  private:
   SimAllocator allocator_;
@@ -356,6 +361,15 @@ TEST(Placement, OutputsBoundToTheDeviceStayThere) {
   EXPECT_EQ(w.device(), kSimDevice);
   EXPECT_FLOAT_EQ(z.data<float>()[3], 1);
   EXPECT_NEAR(w.data<float>()[0], 1 / (1 + std::exp(2.f)), 1e-6);
+
+  // The run waited for the device before it returned, unless the run config says not to.
+  SimProvider::instance()->syncs = 0;
+  ASSERT_TRUE(s->run(binding).ok());
+  EXPECT_EQ(SimProvider::instance()->syncs, 1);
+  RunOptions no_wait;
+  no_wait.config["disable_synchronize_execution_providers"] = "1";
+  ASSERT_TRUE(s->run(binding, no_wait).ok());
+  EXPECT_EQ(SimProvider::instance()->syncs, 1);
 
   // A run without the device binding still returns z on the host.
   auto plain = s->run({{"x", Value(ramp({4}, -2, 1))}});
