@@ -61,20 +61,12 @@ __device__ inline float group_fold(float v, int threads, float* scratch) {
   return v;
 }
 
-__device__ inline int64_t kept_offset(const Plan& p, int64_t o) {
+// The input offset of element `i` of a row-major walk over `rank` dims with these strides.
+__device__ inline int64_t strided_offset(int64_t i, int rank, const int64_t* dims, const int64_t* strides) {
   int64_t off = 0;
-  for (int k = p.kept_rank - 1; k >= 0; --k) {
-    off += (o % p.kept_dims[k]) * p.kept_strides[k];
-    o /= p.kept_dims[k];
-  }
-  return off;
-}
-
-__device__ inline int64_t reduced_offset(const Plan& p, int64_t j) {
-  int64_t off = 0;
-  for (int k = p.red_rank - 1; k >= 0; --k) {
-    off += (j % p.red_dims[k]) * p.red_strides[k];
-    j /= p.red_dims[k];
+  for (int k = rank - 1; k >= 0; --k) {
+    off += (i % dims[k]) * strides[k];
+    i /= dims[k];
   }
   return off;
 }
@@ -91,18 +83,19 @@ __global__ void reduce(const T* x, T* y, Plan p, int threads) {
   for (int64_t round = first - threadIdx.x / threads; round < p.out_count; round += gridDim.x * groups_per_block) {
     const int64_t o = round + threadIdx.x / threads;
     const bool active = o < p.out_count;
-    const int64_t base = active ? kept_offset(p, o) : 0;
+    const int64_t base = active ? strided_offset(o, p.kept_rank, p.kept_dims, p.kept_strides) : 0;
     const int64_t n = active ? p.reduce_count : 0;
     float acc = identity<kC>();
     for (int64_t j = lane; j < n; j += threads) {
-      const float v = float(x[base + reduced_offset(p, j)]);
+      const float v = float(x[base + strided_offset(j, p.red_rank, p.red_dims, p.red_strides)]);
       acc = combine<kC>(acc, kOp == Op::kSumSquare || kOp == Op::kL2 ? v * v : kOp == Op::kL1 ? fabsf(v) : v);
     }
     acc = group_fold<kC>(acc, threads, scratch);
     if (kOp == Op::kLogSumExp && !isinf(acc)) {  // acc is the maximum: now sum exp(v - max)
       const float m = acc;
       float s = 0.f;
-      for (int64_t j = lane; j < n; j += threads) s += expf(float(x[base + reduced_offset(p, j)]) - m);
+      for (int64_t j = lane; j < n; j += threads)
+        s += expf(float(x[base + strided_offset(j, p.red_rank, p.red_dims, p.red_strides)]) - m);
       acc = m + logf(group_fold<Combine::kSum>(s, threads, scratch));
     }
     if (kOp == Op::kMean) acc = acc / float(p.reduce_count);  // 0 / 0: NaN, as on the CPU
