@@ -24,6 +24,18 @@ namespace onyx {
 // "gpu_mem_limit", ...). Each provider names the keys it takes and refuses the others.
 using ProviderOptions = std::map<std::string, std::string>;
 
+// The work one run queued on a provider, recorded once (a CUDA graph) and replayed as a whole:
+// the same kernels on the same memory, with none of the run's host work. It owns every
+// buffer the provider handed out while recording, so nothing else is given that memory while
+// the recording lives. Made by ExecutionProvider::end_capture.
+class CapturedRun {
+ public:
+  virtual ~CapturedRun() = default;
+  // Queues the recorded work once more, in order, on the provider's stream; it reads the
+  // buffers the recorded run read and writes the ones it wrote.
+  virtual Status replay() = 0;
+};
+
 class ExecutionProvider {
  public:
   virtual ~ExecutionProvider() = default;
@@ -44,6 +56,22 @@ class ExecutionProvider {
   // A new tensor in this provider's memory (allocator()) holding a copy of `src` (on the host or
   // this provider's device).
   Result<Tensor> copy_to_own_memory(const Tensor& src);
+
+  // Run capture (CUDA graphs, ONNX Runtime's enable_cuda_graph), which Session::run(IoBinding&)
+  // drives: true when this provider was asked to record runs and replay them.
+  virtual bool captures_runs() const { return false; }
+  // Starts recording: until end_capture, the work its kernels queue is recorded, not done,
+  // and the memory its allocator hands out is kept for the recording. A copy that must reach
+  // the host (it would wait for the device) fails while recording; one from the host is
+  // recorded with a private copy of the source bytes, so a replay moves the bytes the recorded
+  // run saw. The caller keeps every other run off this provider until end_capture.
+  virtual Status begin_capture() { return not_implemented(name(), " cannot record runs"); }
+  // Ends the recording; `keep` false discards it (after a failed run). Nothing recorded has
+  // run yet: replay() does the work.
+  virtual Result<std::unique_ptr<CapturedRun>> end_capture(bool keep) {
+    (void)keep;
+    return not_implemented(name(), " cannot record runs");
+  }
 };
 
 // The CPU: always present; its kernels read and write host memory.

@@ -1,7 +1,9 @@
 #include "session/io_binding.h"
 
 #include <cstring>
+#include <shared_mutex>
 
+#include "session/run_capture.h"
 #include "session/session.h"
 
 namespace onyx {
@@ -118,6 +120,24 @@ Status IoBinding::bind_output(const std::string& name, Device device) {
 Status Session::run(IoBinding& binding, const RunOptions& options) const {
   if (&binding.session_ != this) return invalid_argument("the IoBinding was made for another session");
   if (binding.outputs_.empty()) return invalid_argument("no outputs are bound: bind at least one before running");
+  if (captures_) {
+    ONYX_ASSIGN_OR_RETURN(int64_t graph_id, RunCaptures::graph_id(options));
+    if (graph_id >= 0) return run_recorded(binding, options, graph_id);
+  }
+  std::vector<Value> values;
+  size_t copies = 0;
+  {
+    std::shared_lock<std::shared_mutex> runs(runs_mu_);  // no recording of this session meanwhile
+    ONYX_RETURN_IF_ERROR(run_bound(binding, options, values, copies));
+  }
+  ONYX_RETURN_IF_ERROR(synchronize_devices(options));
+  binding.values_ = std::move(values);
+  binding.copied_ = copies;
+  return Status::Ok();
+}
+
+Status Session::run_bound(const IoBinding& binding, const RunOptions& options, std::vector<Value>& values,
+                          size_t& copies) const {
   ONYX_ASSIGN_OR_RETURN(std::vector<Value> inputs, gather_inputs(binding.inputs_));
 
   std::vector<size_t> wanted;
@@ -133,10 +153,10 @@ Status Session::run(IoBinding& binding, const RunOptions& options) const {
   }
   ONYX_ASSIGN_OR_RETURN(std::vector<Value> produced, execute(std::move(inputs), wanted, options, &targets, &on_device));
 
-  std::vector<Value> values(produced.size());
-  size_t copies = 0;
+  values.assign(produced.size(), Value());
+  copies = 0;
   for (size_t k = 0; k < binding.outputs_.size(); ++k) {
-    IoBinding::BoundOutput& b = binding.outputs_[k];
+    const IoBinding::BoundOutput& b = binding.outputs_[k];
     if (!b.buffer.defined()) {
       // bound to a device: a value produced elsewhere (on the CPU) is moved there
       if (!b.device.is_cpu() && produced[k].is_tensor() && produced[k].tensor().device() != b.device) {
@@ -146,15 +166,18 @@ Status Session::run(IoBinding& binding, const RunOptions& options) const {
       values[k] = std::move(produced[k]);
       continue;
     }
-    ONYX_RETURN_IF_ERROR(copy_into(*this, b.name, produced[k], b.buffer, &copies));
-    values[k] = Value(b.buffer);
+    Tensor buffer = b.buffer;
+    ONYX_RETURN_IF_ERROR(copy_into(*this, b.name, produced[k], buffer, &copies));
+    values[k] = Value(std::move(buffer));
   }
+  return Status::Ok();
+}
+
+Status Session::synchronize_devices(const RunOptions& options) const {
   const auto no_sync = options.config.find("disable_synchronize_execution_providers");
-  if (no_sync == options.config.end() || no_sync->second != "1")
-    for (const auto& provider : providers_)
-      if (!provider->device().is_cpu()) ONYX_RETURN_IF_ERROR(provider->synchronize());
-  binding.values_ = std::move(values);
-  binding.copied_ = copies;
+  if (no_sync != options.config.end() && no_sync->second == "1") return Status::Ok();
+  for (const auto& provider : providers_)
+    if (!provider->device().is_cpu()) ONYX_RETURN_IF_ERROR(provider->synchronize());
   return Status::Ok();
 }
 

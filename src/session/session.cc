@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <shared_mutex>
 
 #include "core/logging.h"
 #include "core/parallel.h"
@@ -15,6 +16,7 @@
 #include "session/free_dims.h"
 #include "session/graph_plan.h"
 #include "session/profiler.h"
+#include "session/run_capture.h"
 
 namespace onyx {
 
@@ -141,6 +143,8 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
   placement.strict = options.disable_cpu_fallback;
   placement.types = &s->types_->all;
   s->providers_ = placement.providers;
+  for (const auto& provider : s->providers_)
+    if (provider->captures_runs() && !s->captures_) s->captures_ = std::make_unique<RunCaptures>(provider);
   ONYX_ASSIGN_OR_RETURN(s->plan_, GraphPlan::build(s->model_->graph, s->model_->opsets, nullptr,
                                                    options.verify_shapes ? &s->types_->inferred : nullptr,
                                                    // weights the kernels packed are held once, packed: the
@@ -388,6 +392,7 @@ Result<std::vector<Value>> Session::run(const std::vector<std::pair<std::string,
       wanted.push_back(i);
     }
   }
+  std::shared_lock<std::shared_mutex> runs(runs_mu_);  // no recording of this session meanwhile
   return execute(std::move(inputs), wanted, options, nullptr);
 }
 

@@ -6,6 +6,7 @@
 #include <set>
 #include <memory>
 #include <mutex>
+#include <shared_mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -23,6 +24,7 @@ namespace onyx {
 class ExternalDataLoader;
 class GraphPlan;
 class Profiler;
+class RunCaptures;
 namespace ops { struct GraphTypes; }
 
 struct SessionOptions {
@@ -198,8 +200,12 @@ class Session {
                                  const std::vector<std::string>& output_names = {},
                                  const RunOptions& options = RunOptions()) const;
   // Runs with the binding's inputs, writing its bound outputs (see io_binding.h); on success
-  // binding.outputs() holds them. At least one output must be bound.
+  // binding.outputs() holds them. At least one output must be bound. When a provider of the
+  // session records runs (CUDA with enable_cuda_graph=1), the run is recorded once and then
+  // replayed, per graph id (session/run_capture.h).
   Status run(IoBinding& binding, const RunOptions& options = RunOptions()) const;
+  // True when a provider of this session records runs (ExecutionProvider::captures_runs).
+  bool records_runs() const { return captures_ != nullptr; }
 
   // Checks `value` as a feed for graph input `name` (kind, dtype, rank, fixed dims); returns
   // the input's index. NOT_FOUND for a name that is not a graph input.
@@ -237,6 +243,15 @@ class Session {
   Result<std::vector<Value>> execute(std::vector<Value> inputs, const std::vector<size_t>& wanted,
                                      const RunOptions& options, const std::vector<Tensor>* targets,
                                      const std::vector<char>* outputs_on_device = nullptr) const;
+  // The body of run(IoBinding&) without waiting for the devices: the bound outputs in bind
+  // order, and how many had to be copied into their buffers.
+  Status run_bound(const IoBinding& binding, const RunOptions& options, std::vector<Value>& values,
+                   size_t& copies) const;
+  // run(IoBinding&) under graph id `id` >= 0 (session/run_capture.h).
+  Status run_recorded(IoBinding& binding, const RunOptions& options, int64_t id) const;
+  // Waits for the device providers unless the run config says not to
+  // (disable_synchronize_execution_providers = 1).
+  Status synchronize_devices(const RunOptions& options) const;
   Status apply_initializer_overrides();
   Status place_external_data();
 
@@ -263,6 +278,10 @@ class Session {
   std::unique_ptr<Profiler> profiler_;  // null unless enable_profiling
   std::vector<std::shared_ptr<ExecutionProvider>> providers_;  // priority order, the CPU last
   std::vector<std::string> declined_rewrites_;
+  // The recorded runs, when a provider records them (null otherwise). Runs hold runs_mu_
+  // shared; recording one holds it alone, so no other run queues work on the provider then.
+  std::unique_ptr<RunCaptures> captures_;
+  mutable std::shared_mutex runs_mu_;
   // Initializers that view a mapped external-data file (not caller memory, not a copy made by
   // a loader), with the address they view: when a kernel packs one that still views it, its
   // pages of the mapping are released too.

@@ -13,6 +13,8 @@ struct CudaArena::State {
   std::mutex mu;
   std::multimap<size_t, void*> cached;  // rounded size -> block
   bool closed = false;
+  bool holding = false;                       // a run is being recorded
+  std::vector<std::shared_ptr<void>> held;  // the blocks handed out while holding
   Stats stats;
 
   // Frees cached blocks until `need` more bytes fit under the cap (all of them when need is
@@ -31,7 +33,7 @@ struct CudaArena::State {
     std::lock_guard<std::mutex> lock(mu);
     stats.bytes_in_use -= rounded;
     const size_t cache_cap = 2 * stats.peak_bytes_in_use;
-    if (closed || stats.bytes_cached + rounded > cache_cap) {
+    if (closed || (stats.bytes_cached + rounded > cache_cap && !holding)) {
       cudaSetDevice(device_id);
       cudaFree(p);
       return;
@@ -73,14 +75,14 @@ std::shared_ptr<Buffer> CudaArena::allocate(size_t bytes, DataType dtype, bool z
       state_->stats.bytes_cached -= rounded;
       ++state_->stats.reused_blocks;
     } else {
-      state_->evict(rounded);
+      if (!state_->holding) state_->evict(rounded);
       if (state_->max_bytes && state_->stats.bytes_in_use + state_->stats.bytes_cached + rounded > state_->max_bytes)
         return nullptr;
       cudaSetDevice(state_->device_id);
       if (cudaMalloc(&p, rounded) != cudaSuccess) {
         cudaGetLastError();  // clear the sticky-free error state of this failure
-        state_->evict(SIZE_MAX);
-        if (cudaMalloc(&p, rounded) != cudaSuccess) {
+        if (!state_->holding) state_->evict(SIZE_MAX);
+        if (state_->holding || cudaMalloc(&p, rounded) != cudaSuccess) {
           cudaGetLastError();
           throw std::bad_alloc();
         }
@@ -92,6 +94,10 @@ std::shared_ptr<Buffer> CudaArena::allocate(size_t bytes, DataType dtype, bool z
   if (zero_fill && bytes) cudaMemsetAsync(p, 0, bytes, state_->stream);
   std::shared_ptr<State> state = state_;
   std::shared_ptr<void> keeper(p, [state, rounded](void* q) { state->release(q, rounded); });
+  {
+    std::lock_guard<std::mutex> lock(state_->mu);
+    if (state_->holding) state_->held.push_back(keeper);
+  }
   return std::make_shared<Buffer>(p, bytes, std::move(keeper), device());
 }
 
@@ -102,6 +108,19 @@ Device CudaArena::device() const { return Device{Device::Type::kCuda, state_->de
 void CudaArena::trim() {
   std::lock_guard<std::mutex> lock(state_->mu);
   state_->evict(SIZE_MAX);
+}
+
+void CudaArena::begin_hold() {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->holding = true;
+}
+
+std::vector<std::shared_ptr<void>> CudaArena::end_hold() {
+  std::lock_guard<std::mutex> lock(state_->mu);
+  state_->holding = false;
+  std::vector<std::shared_ptr<void>> held;
+  held.swap(state_->held);
+  return held;
 }
 
 CudaArena::Stats CudaArena::stats() const {

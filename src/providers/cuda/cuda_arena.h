@@ -7,11 +7,16 @@
 // cache keeps at most twice the most bytes ever in use at once, and with a memory limit,
 // in-use plus cached bytes never pass it (the cache is emptied first; then the request gets
 // null, which the run reports as a memory-limit error). trim() frees the cache.
+//
+// While a run is recorded (CUDA graphs), the arena holds: every block it hands out is also
+// kept by the hold, so no block the recording uses is given to anyone else after its tensor
+// dies, and nothing is freed (a free would wait for the device, which a recording forbids).
 #pragma once
 #include <cuda_runtime.h>
 
 #include <cstddef>
 #include <memory>
+#include <vector>
 
 #include "core/allocator.h"
 #include "core/tensor.h"
@@ -27,6 +32,10 @@ class CudaArena final : public Allocator {
   size_t limit() const override;
   Device device() const override;
   void trim();
+  // Starts holding (see above). Blocks handed out from now on stay in use until the keepers
+  // end_hold returns are dropped.
+  void begin_hold();
+  std::vector<std::shared_ptr<void>> end_hold();
 
   struct Stats {
     size_t bytes_in_use = 0;

@@ -74,6 +74,7 @@ int CudaProvider::device_count(std::string* why_none) {
 Result<std::shared_ptr<ExecutionProvider>> CudaProvider::create(const ProviderOptions& options) {
   int device_id = 0;
   size_t mem_limit = 0;
+  bool cuda_graph = false;
   for (const auto& [key, value] : options) {
     if (key == "device_id") {
       ONYX_ASSIGN_OR_RETURN(int64_t v, parse_count(key, value));
@@ -81,8 +82,13 @@ Result<std::shared_ptr<ExecutionProvider>> CudaProvider::create(const ProviderOp
     } else if (key == "gpu_mem_limit") {
       ONYX_ASSIGN_OR_RETURN(int64_t v, parse_count(key, value));
       mem_limit = size_t(v);
+    } else if (key == "enable_cuda_graph") {
+      if (value != "0" && value != "1")
+        return invalid_argument("CUDA provider option enable_cuda_graph='", value, "' is not 0 or 1");
+      cuda_graph = value == "1";
     } else {
-      return invalid_argument("unknown CUDA provider option '", key, "' (it takes device_id and gpu_mem_limit)");
+      return invalid_argument("unknown CUDA provider option '", key,
+                              "' (it takes device_id, gpu_mem_limit and enable_cuda_graph)");
     }
   }
   std::string why;
@@ -94,6 +100,7 @@ Result<std::shared_ptr<ExecutionProvider>> CudaProvider::create(const ProviderOp
                             count == 1 ? "" : "s");
   std::shared_ptr<CudaProvider> p(new CudaProvider());
   ONYX_RETURN_IF_ERROR(p->init(device_id, mem_limit));
+  p->capture_runs_ = cuda_graph;
   return std::shared_ptr<ExecutionProvider>(std::move(p));
 }
 
@@ -110,6 +117,9 @@ Status CudaProvider::init(int device_id, size_t mem_limit) {
   ONYX_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas_, stream_));
   ONYX_CUBLAS_RETURN_IF_ERROR(cublasLtCreate(&cublas_lt_));
   ONYX_CUDA_RETURN_IF_ERROR(cudaMalloc(&workspace_, kWorkspaceBytes));
+  // cuBLAS then allocates nothing of its own as it runs, which a recorded run needs; its
+  // calls and cuBLASLt's share the workspace in stream order, under lock_blas().
+  ONYX_CUBLAS_RETURN_IF_ERROR(cublasSetWorkspace(cublas_, workspace_, kWorkspaceBytes));
   for (int i = 0; i < 2; ++i) {
     ONYX_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&staging_[i], kStagingBytes, cudaHostAllocDefault));
     ONYX_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming));
@@ -192,7 +202,90 @@ Status CudaProvider::copy(const Tensor& src, Tensor& dst) const {
   if (!from.is_cpu() && !to.is_cpu())
     return cuda_status(cudaMemcpyAsync(dst.raw_data(), src.raw_data(), bytes, cudaMemcpyDeviceToDevice, stream_),
                        "cudaMemcpyAsync (device to device)");
+  if (recording_) {
+    if (to.is_cpu())
+      return invalid_argument("a copy from ", from.to_string(), " to the host cannot be part of a CUDA graph: the "
+                                 "host would need the device's results while the run is only being recorded");
+    return copy_while_recording(src.raw_data(), dst.raw_data(), bytes);
+  }
   return copy_through_staging(src.raw_data(), dst.raw_data(), bytes, /*to_device=*/to.is_cpu() ? false : true);
+}
+
+namespace {
+
+// A CUDA graph made from one recorded run, with the memory it reads and writes.
+class CudaCapturedRun final : public CapturedRun {
+ public:
+  CudaCapturedRun(int device_id, cudaStream_t stream, cudaGraph_t graph, cudaGraphExec_t exec,
+                  std::vector<std::shared_ptr<void>> device_blocks, std::vector<std::shared_ptr<void>> pinned_blocks)
+      : device_id_(device_id), stream_(stream), graph_(graph), exec_(exec),
+        device_blocks_(std::move(device_blocks)), pinned_blocks_(std::move(pinned_blocks)) {}
+  ~CudaCapturedRun() override {
+    cudaSetDevice(device_id_);
+    cudaStreamSynchronize(stream_);  // no replay in flight reads the blocks freed below
+    cudaGraphExecDestroy(exec_);
+    cudaGraphDestroy(graph_);
+  }
+  Status replay() override {
+    ONYX_CUDA_RETURN_IF_ERROR(cudaSetDevice(device_id_));
+    return cuda_status(cudaGraphLaunch(exec_, stream_), "cudaGraphLaunch");
+  }
+
+ private:
+  int device_id_;
+  cudaStream_t stream_;
+  cudaGraph_t graph_;
+  cudaGraphExec_t exec_;
+  std::vector<std::shared_ptr<void>> device_blocks_, pinned_blocks_;
+};
+
+}  // namespace
+
+Status CudaProvider::copy_while_recording(const void* src, void* dst, size_t bytes) const {
+  void* pinned = nullptr;
+  ONYX_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&pinned, bytes, cudaHostAllocDefault));
+  recording_pinned_.emplace_back(pinned, [](void* q) { cudaFreeHost(q); });
+  std::memcpy(pinned, src, bytes);
+  return cuda_status(cudaMemcpyAsync(dst, pinned, bytes, cudaMemcpyHostToDevice, stream_),
+                     "cudaMemcpyAsync (host to device, recorded)");
+}
+
+Status CudaProvider::begin_capture() {
+  if (!capture_runs_) return invalid_argument("the CUDA provider was made without enable_cuda_graph=1");
+  if (recording_) return error(StatusCode::kInternal, "the CUDA provider is recording already");
+  ONYX_RETURN_IF_ERROR(synchronize());
+  arena_->begin_hold();
+  if (Status s = cuda_status(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
+      !s.ok()) {
+    arena_->end_hold();
+    return s;
+  }
+  recording_ = true;
+  return Status::Ok();
+}
+
+Result<std::unique_ptr<CapturedRun>> CudaProvider::end_capture(bool keep) {
+  if (!recording_) return error(StatusCode::kInternal, "the CUDA provider is not recording");
+  ONYX_RETURN_IF_ERROR(activate());
+  cudaGraph_t graph = nullptr;
+  const cudaError_t ended = cudaStreamEndCapture(stream_, &graph);
+  recording_ = false;
+  std::vector<std::shared_ptr<void>> device_blocks = arena_->end_hold();
+  std::vector<std::shared_ptr<void>> pinned_blocks;
+  pinned_blocks.swap(recording_pinned_);
+  if (ended != cudaSuccess || !keep) {
+    cudaGetLastError();
+    if (graph) cudaGraphDestroy(graph);
+    if (!keep) return std::unique_ptr<CapturedRun>();
+    return cuda_status(ended, "cudaStreamEndCapture (a call the run made cannot be part of a CUDA graph)");
+  }
+  cudaGraphExec_t exec = nullptr;
+  if (Status s = cuda_status(cudaGraphInstantiate(&exec, graph, 0), "cudaGraphInstantiate"); !s.ok()) {
+    cudaGraphDestroy(graph);
+    return s;
+  }
+  return std::unique_ptr<CapturedRun>(new CudaCapturedRun(device_id_, stream_, graph, exec, std::move(device_blocks),
+                                                          std::move(pinned_blocks)));
 }
 
 }  // namespace onyx

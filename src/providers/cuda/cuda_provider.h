@@ -4,6 +4,8 @@
 // Made by name ("CUDA" or "CUDAExecutionProvider") with options:
 //   device_id      the device ordinal (default 0)
 //   gpu_mem_limit  bytes the arena may hold, in use and cached together (default: no cap)
+//   enable_cuda_graph  1 to record runs bound through IoBinding as CUDA graphs and replay
+//                  them (session/run_capture.h); 0 by default
 // It is an error to ask for it where no device or driver is usable (never a fallback).
 //
 // Kernels run on the provider's stream in the order they are called; a copy to the host
@@ -17,9 +19,11 @@
 #include <cudnn.h>
 #endif
 
+#include <atomic>
 #include <memory>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "providers/execution_provider.h"
 
@@ -56,6 +60,9 @@ class CudaProvider final : public ExecutionProvider {
   Allocator* allocator() override;
   Status copy(const Tensor& src, Tensor& dst) const override;
   Status synchronize() const override;
+  bool captures_runs() const override { return capture_runs_; }
+  Status begin_capture() override;
+  Result<std::unique_ptr<CapturedRun>> end_capture(bool keep) override;
 
   int device_id() const { return device_id_; }
   cudaStream_t stream() const { return stream_; }
@@ -77,6 +84,9 @@ class CudaProvider final : public ExecutionProvider {
  private:
   CudaProvider() = default;
   Status init(int device_id, size_t mem_limit);
+  // A host -> device copy while recording: the bytes go into a pinned block of their own that
+  // the recording keeps, and the recorded copy reads that block.
+  Status copy_while_recording(const void* src, void* dst, size_t bytes) const;
   // Host <-> device through the pinned staging buffers (both directions chunked and overlapped).
   Status copy_through_staging(const void* src, void* dst, size_t bytes, bool to_device) const;
 
@@ -94,6 +104,11 @@ class CudaProvider final : public ExecutionProvider {
   mutable std::mutex staging_mu_;
   mutable void* staging_[2] = {nullptr, nullptr};
   mutable cudaEvent_t staged_[2] = {nullptr, nullptr};
+  // Recording (enable_cuda_graph). Between begin_capture and end_capture the session runs
+  // nothing else on this provider; recording_pinned_ collects copy_while_recording's blocks.
+  bool capture_runs_ = false;
+  std::atomic<bool> recording_{false};
+  mutable std::vector<std::shared_ptr<void>> recording_pinned_;
 };
 
 }  // namespace onyx
