@@ -109,9 +109,17 @@ const py::dtype& numpy_dtype(DataType t);
 // The onyx element type of a numpy dtype (or anything numpy.dtype takes); kUndefined if none.
 DataType data_type_of_numpy(const py::dtype& dt);
 
-// Only the CPU exists: another device_type is ORT's EPFail, a device_id other than 0
-// InvalidArgument; `what` starts the message.
-void check_cpu_device(const std::string& device_type, int device_id, const std::string& what);
+// The device ORT's (device_type, device_id) names: "cpu" (id 0) or "cuda"/"gpu" (any id; in a
+// build with the CUDA provider, EPFail otherwise). `what` starts the message of the error.
+Device device_arg(const std::string& device_type, int device_id, const std::string& what);
+// ORT's device_type name of `d` ("cpu", "cuda").
+std::string device_type_name(const Device& d);
+// The module's own provider of `device` (made on first use, kept for the process), for
+// tensors made, read or imported outside a session. EPFail when it cannot be made here (no
+// device, no driver): `what` starts the message.
+ExecutionProvider& device_provider(const Device& device, const std::string& what);
+// `t` itself when it is on the host, else a host copy of it (the device's work finished).
+Tensor on_host(const Tensor& t, const std::string& what);
 // The element type an `element_type` argument names: a numpy type or dtype (np.float32) or
 // an ONNX TensorProto data type number (1 = float); InvalidArgument otherwise.
 DataType element_type_arg(py::handle element_type, const std::string& what);

@@ -10,7 +10,7 @@ namespace {
 
 // Caller memory at `buffer_ptr` as a tensor; the caller keeps it alive while it is bound.
 Tensor borrowed(const std::string& name, py::handle element_type, const std::vector<int64_t>& shape,
-                uintptr_t buffer_ptr) {
+                uintptr_t buffer_ptr, Device device) {
   const DataType t = element_type_arg(element_type, "'" + name + "'");
   if (t == DataType::kString) raise(OrtError::kInvalidArgument, "'" + name + "': string tensors cannot be bound by pointer");
   int64_t numel = 1;
@@ -21,7 +21,7 @@ Tensor borrowed(const std::string& name, py::handle element_type, const std::vec
   }
   if (numel > 0 && buffer_ptr == 0) raise(OrtError::kInvalidArgument, "'" + name + "': buffer_ptr is null");
   auto tensor = Tensor::borrow(t, Shape(shape.begin(), shape.end()), reinterpret_cast<void*>(buffer_ptr),
-                               size_t(numel) * data_type_size(t));
+                               size_t(numel) * data_type_size(t), device);
   if (!tensor.ok()) raise_status(tensor.status(), Phase::kRun);
   return std::move(tensor).value();
 }
@@ -42,18 +42,17 @@ class PyIoBinding {
   }
   void bind_input_ptr(const std::string& name, const std::string& device_type, int device_id, py::handle element_type,
                       const std::vector<int64_t>& shape, uintptr_t buffer_ptr) {
-    check_cpu_device(device_type, device_id, "input '" + name + "'");
+    const Device device = device_arg(device_type, device_id, "input '" + name + "'");
     session_.input(name);
-    check(binding_.bind_input(name, Value(borrowed(name, element_type, shape, buffer_ptr))));
+    check(binding_.bind_input(name, Value(borrowed(name, element_type, shape, buffer_ptr, device))));
   }
   void bind_output_device(const std::string& name, const std::string& device_type, int device_id) {
-    check_cpu_device(device_type, device_id, "output '" + name + "'");
-    check(binding_.bind_output(name, Device{}));
+    check(binding_.bind_output(name, device_arg(device_type, device_id, "output '" + name + "'")));
   }
   void bind_output_ptr(const std::string& name, const std::string& device_type, int device_id, py::handle element_type,
                        const std::vector<int64_t>& shape, uintptr_t buffer_ptr) {
-    check_cpu_device(device_type, device_id, "output '" + name + "'");
-    check(binding_.bind_output(name, borrowed(name, element_type, shape, buffer_ptr)));
+    const Device device = device_arg(device_type, device_id, "output '" + name + "'");
+    check(binding_.bind_output(name, borrowed(name, element_type, shape, buffer_ptr, device)));
   }
   void bind_ortvalue_output(const std::string& name, const PyOrtValue& v) {
     if (!v.value.is_tensor())

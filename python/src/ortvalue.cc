@@ -14,14 +14,6 @@ namespace {
 
 }  // namespace
 
-void check_cpu_device(const std::string& device_type, int device_id, const std::string& what) {
-  std::string d = device_type;
-  std::transform(d.begin(), d.end(), d.begin(), [](unsigned char c) { return char(std::tolower(c)); });
-  if (d != "cpu")
-    raise(OrtError::kEPFail, what + ": device '" + device_type + "' is not available: this onyx build computes on the CPU only");
-  if (device_id != 0) raise(OrtError::kInvalidArgument, what + ": the CPU device has id 0, got " + std::to_string(device_id));
-}
-
 DataType element_type_arg(py::handle element_type, const std::string& what) {
   if (PyLong_Check(element_type.ptr())) {
     const int code = element_type.cast<int>();
@@ -41,6 +33,23 @@ const Tensor& tensor_of(const PyOrtValue& v, const char* what) {
   if (!v.value.is_tensor())
     raise(OrtError::kInvalidArgument, std::string(what) + " needs a tensor OrtValue, this one holds " + v.value.describe());
   return v.value.tensor();
+}
+
+// `host` on `device`: itself for the CPU, else a copy in the module's provider memory, complete
+// when this returns (a session may read it from another stream).
+Tensor placed_on(Tensor host, const Device& device, const std::string& what) {
+  if (device.is_cpu()) return host;
+  ExecutionProvider& provider = device_provider(device, what);
+  Result<Tensor> placed = Tensor();
+  {
+    py::gil_scoped_release release;
+    placed = provider.copy_to_own_memory(host);
+    if (placed.ok()) {
+      if (Status st = provider.synchronize(); !st.ok()) placed = st;
+    }
+  }
+  if (!placed.ok()) raise_status(placed.status(), Phase::kRun);
+  return std::move(placed).value();
 }
 
 // --- DLPack export -------------------------------------------------------------------------
@@ -82,7 +91,7 @@ py::capsule to_dlpack(const PyOrtValue& v) {
   static char empty_marker;  // consumers may reject a null data pointer even for 0 elements
   dlpack::Tensor& dl = ctx->managed.dl_tensor;
   dl.data = t.raw_data() ? const_cast<void*>(t.raw_data()) : &empty_marker;
-  dl.device = {dlpack::kCPU, 0};
+  dl.device = t.device().is_cpu() ? dlpack::Device{dlpack::kCPU, 0} : dlpack::Device{dlpack::kCUDA, t.device().index};
   dl.ndim = int32_t(ctx->shape.size());
   dl.dtype = dtype;
   dl.shape = ctx->shape.empty() ? nullptr : ctx->shape.data();
@@ -137,9 +146,13 @@ PyOrtValue from_dlpack(py::object data, bool is_bool_tensor) {
           "from_dlpack takes an object with __dlpack__ or an unused 'dltensor' capsule (a capsule can be consumed once)");
   auto* m = static_cast<dlpack::ManagedTensor*>(PyCapsule_GetPointer(capsule.ptr(), dlpack::kCapsuleName));
   const dlpack::Tensor& dl = m->dl_tensor;
-  if (dl.device.device_type != dlpack::kCPU && dl.device.device_type != dlpack::kCUDAHost)
+  Device device;
+  if (dl.device.device_type == dlpack::kCUDA) {
+    device = device_arg("cuda", dl.device.device_id, "from_dlpack");
+  } else if (dl.device.device_type != dlpack::kCPU && dl.device.device_type != dlpack::kCUDAHost) {
     raise(OrtError::kEPFail, "the DLPack tensor lives on device type " + std::to_string(dl.device.device_type) +
-                                 "; this onyx build holds CPU memory only");
+                                 "; onyx takes CPU (1), CUDA (2) and CUDA host (3) memory");
+  }
   const DataType dtype = data_type_of_dlpack(dl.dtype, is_bool_tensor);
   if (dtype == DataType::kUndefined)
     raise(OrtError::kInvalidArgument, "DLPack element type (code " + std::to_string(dl.dtype.code) + ", " +
@@ -161,11 +174,22 @@ PyOrtValue from_dlpack(py::object data, bool is_bool_tensor) {
     numel *= d;
   }
   if (numel > 0 && !dl.data) raise(OrtError::kInvalidArgument, "the DLPack tensor has elements but no data pointer");
+  if (!device.is_cpu()) {
+    // The producer may still be writing it on a stream of its own: wait for the whole device.
+    ExecutionProvider& provider = device_provider(device, "from_dlpack");
+    Status st;
+    {
+      py::gil_scoped_release release;
+      st = provider.synchronize_device();
+    }
+    if (!st.ok()) raise_status(st, Phase::kRun);
+  }
   if (PyCapsule_SetName(capsule.ptr(), dlpack::kUsedCapsuleName) != 0) throw py::error_already_set();
   std::shared_ptr<void> keeper(m, delete_imported);
   void* base = static_cast<char*>(dl.data) + dl.byte_offset;
   const size_t nbytes = size_t(numel) * data_type_size(dtype);
-  return PyOrtValue{Value(Tensor(dtype, std::move(shape), std::make_shared<Buffer>(base, nbytes, std::move(keeper))))};
+  return PyOrtValue{
+      Value(Tensor(dtype, std::move(shape), std::make_shared<Buffer>(base, nbytes, std::move(keeper), device)))};
 }
 
 }  // namespace
@@ -178,8 +202,9 @@ void register_ortvalue(py::module_& m) {
       .def_static(
           "ortvalue_from_numpy",
           [](py::object numpy_obj, const std::string& device_type, int device_id, int /*vendor_id*/) {
-            check_cpu_device(device_type, device_id, "OrtValue");
-            return PyOrtValue{Value(tensor_from_python(numpy_obj, DataType::kUndefined, "ortvalue_from_numpy"))};
+            const Device device = device_arg(device_type, device_id, "OrtValue");
+            Tensor host = tensor_from_python(numpy_obj, DataType::kUndefined, "ortvalue_from_numpy");
+            return PyOrtValue{Value(placed_on(std::move(host), device, "OrtValue"))};
           },
           py::arg("numpy_obj"), py::arg("device_type") = "cpu", py::arg("device_id") = 0, py::arg("vendor_id") = -1)
       .def_static(
@@ -193,10 +218,13 @@ void register_ortvalue(py::module_& m) {
           "ortvalue_from_shape_and_type",
           [](std::vector<int64_t> shape, py::object element_type, const std::string& device_type, int device_id,
              int /*vendor_id*/) {
-            check_cpu_device(device_type, device_id, "OrtValue");
-            auto t = Tensor::create(element_type_arg(element_type, "OrtValue"), shape);
+            const Device device = device_arg(device_type, device_id, "OrtValue");
+            const DataType dtype = element_type_arg(element_type, "OrtValue");
+            if (!device.is_cpu() && dtype == DataType::kString)
+              raise(OrtError::kInvalidArgument, "OrtValue: string tensors stay on the host");
+            auto t = Tensor::create(dtype, shape);
             if (!t.ok()) raise_status(t.status(), Phase::kRun);
-            return PyOrtValue{Value(std::move(t).value())};
+            return PyOrtValue{Value(placed_on(std::move(t).value(), device, "OrtValue"))};
           },
           py::arg("shape"), py::arg("element_type"), py::arg("device_type") = "cpu", py::arg("device_id") = 0,
           py::arg("vendor_id") = -1)
@@ -205,14 +233,20 @@ void register_ortvalue(py::module_& m) {
       .def("to_dlpack", &to_dlpack, "A DLPack capsule over this tensor, without a copy.")
       .def(
           "__dlpack__", [](const PyOrtValue& v, py::args, py::kwargs) { return to_dlpack(v); },
-          "The DLPack protocol (stream and version arguments are accepted; the data is on the CPU).")
-      .def("__dlpack_device__", [](const PyOrtValue&) { return py::make_tuple(int(dlpack::kCPU), 0); })
+          "The DLPack protocol. Stream and version arguments are accepted: onyx's device values are complete "
+          "when handed out (runs wait for their devices), so any consumer stream may read them.")
+      .def("__dlpack_device__",
+           [](const PyOrtValue& v) {
+             const Device d = tensor_of(v, "__dlpack_device__").device();
+             return d.is_cpu() ? py::make_tuple(int(dlpack::kCPU), 0) : py::make_tuple(int(dlpack::kCUDA), d.index);
+           })
       .def("numpy", [](const PyOrtValue& v) { return value_to_python(v.value, true); },
            "The value as numpy (a view of the tensor's memory when nothing else holds it, else a copy); "
            "sequences as lists, maps as dicts.")
       .def("data_ptr",
            [](const PyOrtValue& v) { return reinterpret_cast<uintptr_t>(tensor_of(v, "data_ptr").raw_data()); })
-      .def("device_name", [](const PyOrtValue&) { return std::string("cpu"); })
+      .def("device_name",
+           [](const PyOrtValue& v) { return v.value.is_tensor() ? device_type_name(v.value.tensor().device()) : "cpu"; })
       .def("shape", [](const PyOrtValue& v) {
         const Shape& s = tensor_of(v, "shape").shape();
         return std::vector<int64_t>(s.begin(), s.end());
@@ -262,14 +296,26 @@ void register_ortvalue(py::module_& m) {
             if (src.numel() != dst.numel())
               raise(OrtError::kInvalidArgument, "update_inplace: the array has " + std::to_string(src.numel()) +
                                                     " elements, the OrtValue " + std::to_string(dst.numel()));
-            if (dst.dtype() == DataType::kString) {
+            if (!dst.device().is_cpu()) {
+              ExecutionProvider& provider = device_provider(dst.device(), "update_inplace");
+              Status st;
+              {
+                py::gil_scoped_release release;
+                st = provider.copy(src, dst);
+                if (st.ok()) st = provider.synchronize();
+              }
+              if (!st.ok()) raise_status(st, Phase::kRun);
+            } else if (dst.dtype() == DataType::kString) {
               for (int64_t i = 0; i < dst.numel(); ++i) dst.data<std::string>()[i] = src.data<std::string>()[i];
             } else if (dst.nbytes()) {
               std::memmove(dst.raw_data(), src.raw_data(), dst.nbytes());
             }
           },
           py::arg("np_arr"), "Copies the array's elements into this tensor's memory (same dtype and count).")
-      .def("__repr__", [](const PyOrtValue& v) { return "<onyx.OrtValue " + v.value.describe() + " on cpu>"; });
+      .def("__repr__", [](const PyOrtValue& v) {
+        const std::string where = v.value.is_tensor() ? v.value.tensor().device().to_string() : "cpu";
+        return "<onyx.OrtValue " + v.value.describe() + " on " + where + ">";
+      });
 }
 
 }  // namespace onyx::python

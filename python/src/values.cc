@@ -268,7 +268,9 @@ Value value_from_python(py::handle obj, const ir::ValueInfo& declared) {
 py::object value_to_python(const Value& value, bool may_share) {
   switch (value.kind()) {
     case Value::Kind::kNone: return py::none();
-    case Value::Kind::kTensor: return tensor_to_python(value.tensor(), may_share);
+    case Value::Kind::kTensor:
+      if (!value.tensor().device().is_cpu()) return tensor_to_python(on_host(value.tensor(), "reading an output"), true);
+      return tensor_to_python(value.tensor(), may_share);
     case Value::Kind::kSequence: {
       py::list out;
       for (const Tensor& t : value.sequence_items()) out.append(tensor_to_python(t, false));

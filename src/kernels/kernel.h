@@ -186,6 +186,9 @@ struct KernelDef {
   // Identity: the output views the input's buffer): it serves every provider that has no
   // kernel of its own for the op, on that provider's device.
   bool any_device = false;
+  // Inputs a CPU kernel reads only the dims of (Shape, Size): a value on a device reaches it
+  // where it is, with no copy to the host (nor the wait for the device that copy needs).
+  std::vector<int> shape_only_inputs;
 };
 
 class KernelRegistry {
@@ -212,7 +215,7 @@ struct KernelRegistrar {
   static ::onyx::KernelRegistrar ONYX_CONCAT(onyx_kernel_registrar_, __COUNTER__)(                 \
       ::onyx::KernelDef{PROVIDER, DOMAIN, OP, SINCE, UNTIL,                                         \
                         []() -> std::unique_ptr<::onyx::Kernel> { return std::make_unique<CLASS>(); }, \
-                        REFUSES, std::vector<int> __VA_ARGS__, false})
+                        REFUSES, std::vector<int> __VA_ARGS__, false, {}})
 
 // A CPU kernel that serves every device (KernelDef::any_device), with its host inputs:
 // ONYX_REGISTER_ANY_DEVICE_KERNEL("", "Reshape", 1, kLatestOpset, ReshapeKernel, {1});
@@ -220,13 +223,21 @@ struct KernelRegistrar {
   static ::onyx::KernelRegistrar ONYX_CONCAT(onyx_kernel_registrar_, __COUNTER__)(                    \
       ::onyx::KernelDef{"CPU", DOMAIN, OP, SINCE, UNTIL,                                                \
                         []() -> std::unique_ptr<::onyx::Kernel> { return std::make_unique<CLASS>(); },    \
-                        nullptr, std::vector<int> __VA_ARGS__, true})
+                        nullptr, std::vector<int> __VA_ARGS__, true, {}})
 
 // ONYX_REGISTER_KERNEL("", "Relu", 6, kLatestOpset, ReluKernel);
 #define ONYX_REGISTER_KERNEL(DOMAIN, OP, SINCE, UNTIL, CLASS)                              \
   static ::onyx::KernelRegistrar ONYX_CONCAT(onyx_kernel_registrar_, __COUNTER__)(         \
       ::onyx::KernelDef{"CPU", DOMAIN, OP, SINCE, UNTIL,                                     \
                         []() -> std::unique_ptr<::onyx::Kernel> { return std::make_unique<CLASS>(); }, \
-                        nullptr, {}, false})
+                        nullptr, {}, false, {}})
+
+// A CPU kernel that reads only the dims of the listed inputs (KernelDef::shape_only_inputs):
+// ONYX_REGISTER_SHAPE_READING_KERNEL("", "Shape", 1, kLatestOpset, ShapeKernel, {0});
+#define ONYX_REGISTER_SHAPE_READING_KERNEL(DOMAIN, OP, SINCE, UNTIL, CLASS, ...)                   \
+  static ::onyx::KernelRegistrar ONYX_CONCAT(onyx_kernel_registrar_, __COUNTER__)(                 \
+      ::onyx::KernelDef{"CPU", DOMAIN, OP, SINCE, UNTIL,                                             \
+                        []() -> std::unique_ptr<::onyx::Kernel> { return std::make_unique<CLASS>(); }, \
+                        nullptr, {}, false, std::vector<int> __VA_ARGS__})
 
 }  // namespace onyx

@@ -53,6 +53,10 @@ class ExecutionProvider {
   virtual Status copy(const Tensor& src, Tensor& dst) const = 0;
   // Waits until the work this provider's kernels queued has finished (no-op for the CPU).
   virtual Status synchronize() const { return Status::Ok(); }
+  // Waits until all work on its device has finished, whoever queued it (another library's
+  // streams too): for memory another library hands over (DLPack). The provider's own
+  // synchronize() by default.
+  virtual Status synchronize_device() const { return synchronize(); }
   // A new tensor in this provider's memory (allocator()) holding a copy of `src` (on the host or
   // this provider's device).
   Result<Tensor> copy_to_own_memory(const Tensor& src);

@@ -286,9 +286,12 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     for (size_t k = 0; k < node->inputs.size(); ++k) {
       const std::string& in = node->inputs[k];
       int s = in.empty() ? -1 : plan->slot(in);
-      if (s >= 0 && !single_provider) {
-        const bool on_host = !on_device || std::find(def->host_inputs.begin(), def->host_inputs.end(), int(k)) !=
-                                               def->host_inputs.end();
+      auto listed = [k](const std::vector<int>& inputs) {
+        return std::find(inputs.begin(), inputs.end(), int(k)) != inputs.end();
+      };
+      // a CPU kernel that reads only this input's dims takes it where it is
+      if (s >= 0 && !single_provider && (on_device || !listed(def->shape_only_inputs))) {
+        const bool on_host = !on_device || listed(def->host_inputs);
         ONYX_ASSIGN_OR_RETURN(s, moved_to(s, on_host ? Device{} : provider->device()));
       }
       step.inputs.push_back(s);

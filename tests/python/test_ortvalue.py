@@ -44,11 +44,55 @@ def test_from_shape_and_type_and_update_inplace():
     assert w.data_type() == "tensor(int32)"
 
 
-def test_other_devices_are_refused():
-    with pytest.raises(onnxruntime.EPFail, match="CPU only"):
-        OrtValue.ortvalue_from_numpy(np.zeros(2, np.float32), "cuda", 0)
+def cuda_unusable_reason():
+    """None where a CUDA OrtValue can be made, else why not (the EPFail message)."""
+    try:
+        OrtValue.ortvalue_from_numpy(np.zeros(1, np.float32), "cuda", 0)
+        return None
+    except onnxruntime.EPFail as e:
+        return str(e)
+
+
+def test_devices_onyx_cannot_reach_are_refused_with_the_reason():
+    with pytest.raises(onnxruntime.EPFail, match="unknown device 'dml'"):
+        OrtValue.ortvalue_from_numpy(np.zeros(2, np.float32), "dml", 0)
+    with pytest.raises(onnxruntime.InvalidArgument, match="id 0"):
+        OrtValue.ortvalue_from_numpy(np.zeros(2, np.float32), "cpu", 1)
+    why = cuda_unusable_reason()
+    if why is None:
+        pytest.skip("a CUDA device is usable here (test_cuda_values covers it)")
+    if "CUDAExecutionProvider" in onnxruntime.get_available_providers():
+        assert "no CUDA device is usable here" in why, why
+    else:
+        assert "has no CUDA provider" in why, why
     with pytest.raises(onnxruntime.EPFail):
         OrtValue.ortvalue_from_shape_and_type([2], np.float32, "cuda", 0)
+
+
+def test_cuda_values():
+    why = cuda_unusable_reason()
+    if why is not None:
+        pytest.skip(why)
+    x = np.arange(12, dtype=np.float32).reshape(3, 4)
+    v = OrtValue.ortvalue_from_numpy(x, "cuda", 0)
+    assert v.device_name() == "cuda" and v.__dlpack_device__() == (2, 0) and v.shape() == [3, 4]
+    np.testing.assert_array_equal(v.numpy(), x)
+    v.update_inplace(x * 2)
+    np.testing.assert_array_equal(v.numpy(), x * 2)
+    z = OrtValue.ortvalue_from_shape_and_type([5], np.int64, "cuda", 0)
+    np.testing.assert_array_equal(z.numpy(), np.zeros(5, np.int64))
+
+
+def test_cuda_dlpack_with_torch():
+    torch = pytest.importorskip("torch")
+    if not torch.cuda.is_available():
+        pytest.skip("PyTorch sees no CUDA device")
+    t = torch.arange(6, dtype=torch.float32, device="cuda").reshape(2, 3) * 3
+    v = OrtValue.from_dlpack(t)  # torch's work on its stream is waited for
+    assert v.device_name() == "cuda" and v.data_ptr() == t.data_ptr()
+    np.testing.assert_array_equal(v.numpy(), t.cpu().numpy())
+    back = torch.from_dlpack(v)
+    assert back.device.type == "cuda" and back.data_ptr() == t.data_ptr()
 
 
 def test_with_onnx_type_bfloat16_bits():

@@ -227,6 +227,26 @@ TEST(Placement, ANodeWithoutAKernelThereFallsBackToTheCpuAndSaysWhy) {
   }
 }
 
+TEST(Placement, ShapeAndSizeReadADeviceValueWhereItIs) {
+  ModelBuilder b;
+  b.input("x", {2, 3}).output("z", {2, 3}).output("dims", {2}, onnx::TensorProto::INT64);
+  b.output("count", {}, onnx::TensorProto::INT64);
+  b.node("Relu", {"x"}, {"r"});
+  b.node("Shape", {"r"}, {"dims"});
+  b.node("Size", {"r"}, {"count"});
+  b.node("Relu", {"r"}, {"z"});
+  auto s = make(b, on_sim());
+  ASSERT_TRUE(s);
+  EXPECT_EQ(find(*s, "Shape")->provider, "CPU");
+  EXPECT_EQ(count_copies(*s), 2u);  // x up, z down; r is not copied to the host for its dims
+  const int copies_before = SimProvider::instance()->copies;
+  auto out = s->run({{"x", Value(ramp({2, 3}, -1, 1))}});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(SimProvider::instance()->copies - copies_before, 2);
+  EXPECT_EQ((*out)[1].tensor().to_int64_vector(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ((*out)[2].tensor().to_int64_vector(), (std::vector<int64_t>{6}));
+}
+
 TEST(Placement, AKernelThatRefusesTheTypesLeavesTheNodeOnTheCpu) {
   ModelBuilder b;
   b.input("x", {3}, onnx::TensorProto::INT32).input("y", {3}, onnx::TensorProto::INT32);

@@ -40,6 +40,7 @@ class ShapeKernel final : public Kernel {
 
 }  // namespace
 
-ONYX_REGISTER_KERNEL("", "Shape", 1, kLatestOpset, ShapeKernel);
+// Only the input's dims are read: a device value is not copied to the host for it.
+ONYX_REGISTER_SHAPE_READING_KERNEL("", "Shape", 1, kLatestOpset, ShapeKernel, {0});
 
 }  // namespace onyx

@@ -16,6 +16,7 @@ class SizeKernel final : public Kernel {
 
 }  // namespace
 
-ONYX_REGISTER_KERNEL("", "Size", 1, kLatestOpset, SizeKernel);
+// Only the input's dims are read: a device value is not copied to the host for it.
+ONYX_REGISTER_SHAPE_READING_KERNEL("", "Size", 1, kLatestOpset, SizeKernel, {0});
 
 }  // namespace onyx

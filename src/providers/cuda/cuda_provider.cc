@@ -83,9 +83,11 @@ Result<std::shared_ptr<ExecutionProvider>> CudaProvider::create(const ProviderOp
       ONYX_ASSIGN_OR_RETURN(int64_t v, parse_count(key, value));
       mem_limit = size_t(v);
     } else if (key == "enable_cuda_graph") {
-      if (value != "0" && value != "1")
-        return invalid_argument("CUDA provider option enable_cuda_graph='", value, "' is not 0 or 1");
-      cuda_graph = value == "1";
+      // ONNX Runtime's Python passes True as "True"
+      const bool on = value == "1" || value == "true" || value == "True";
+      if (!on && value != "0" && value != "false" && value != "False")
+        return invalid_argument("CUDA provider option enable_cuda_graph='", value, "' is not 0 or 1 (or true/false)");
+      cuda_graph = on;
     } else {
       return invalid_argument("unknown CUDA provider option '", key,
                               "' (it takes device_id, gpu_mem_limit and enable_cuda_graph)");
@@ -152,6 +154,11 @@ Status CudaProvider::activate() const { return cuda_status(cudaSetDevice(device_
 Status CudaProvider::synchronize() const {
   ONYX_RETURN_IF_ERROR(activate());
   return cuda_status(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+}
+
+Status CudaProvider::synchronize_device() const {
+  ONYX_RETURN_IF_ERROR(activate());
+  return cuda_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
 }
 
 Status CudaProvider::copy_through_staging(const void* src, void* dst, size_t bytes, bool to_device) const {
