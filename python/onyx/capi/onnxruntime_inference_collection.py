@@ -225,7 +225,8 @@ class IOBinding:
         self._iobinding.bind_input(name, ortvalue)
 
     def synchronize_inputs(self):
-        """Nothing to wait for on the CPU."""
+        """Nothing to wait for: OrtValues onyx places on a device are complete when made, and
+        DLPack imports wait for the device."""
 
     def bind_output(self, name, device_type="cpu", device_id=0, element_type=None, shape=None, buffer_ptr=None):
         """Binds output `name`: to caller memory (element_type, shape and buffer_ptr all given),
@@ -243,7 +244,8 @@ class IOBinding:
         self._iobinding.bind_ortvalue_output(name, ortvalue)
 
     def synchronize_outputs(self):
-        """Nothing to wait for on the CPU."""
+        """Nothing to wait for: a run waits for its devices before it returns (unless the run
+        config entry disable_synchronize_execution_providers is "1")."""
 
     def get_outputs(self):
         """The outputs of the last run, in bind order, as OrtValue."""
