@@ -18,7 +18,9 @@ For the machine with the GPU (needs torch with CUDA, and onyx built with ONYX_CU
   4. onyx: `onyx bench M --provider cuda --device-io` (floating inputs uploaded once, outputs kept on the
      GPU, the device awaited per run; median), `onyx run --placement` for the nodes left on the
      CPU, and `onyx run --outputs-dir` for the outputs, compared with PyTorch's eager outputs
-     (max abs difference over the largest reference magnitude).
+     (max abs difference over the largest reference magnitude); then the same bench with
+     `--provider-option enable_cuda_graph=1` (every input on the GPU, runs replayed as a CUDA
+     graph after the first two), or why onyx refused to record the model.
 The table gives the medians, onyx / eager (issue 6's target: <= 0.8 for BERT and GPT-2 in
 float16), the CPU fallbacks and the difference.
 
@@ -197,6 +199,17 @@ def main():
                      "--warmup", str(a.warmup), "--inputs-dir", inputs_dir, "--json", json_path])
                 with open(json_path) as f:
                     onyx_ms = json.load(f)["median_ms"]
+                graph_json = os.path.join(inputs_dir, "onyx_graph.json")
+                graph = subprocess.run([a.onyx, "bench", model_path, "--provider", "cuda", "--provider-option",
+                                        "enable_cuda_graph=1", "--device-io", "--runs", str(a.runs), "--warmup",
+                                        str(max(a.warmup, 2)), "--inputs-dir", inputs_dir, "--json", graph_json],
+                                       capture_output=True, text=True, timeout=1800)
+                if graph.returncode == 0:
+                    with open(graph_json) as f:
+                        graph_ms = f"{json.load(f)['median_ms']:.2f} ms"
+                else:  # the first line of onyx's reason, e.g. a Gather reading its indices on the host
+                    reason = (graph.stderr.strip() or graph.stdout.strip()).splitlines()
+                    graph_ms = "refused: " + (reason[0][:120] if reason else f"exit {graph.returncode}")
                 out_dir = os.path.join(inputs_dir, "outputs")
                 run([a.onyx, "run", model_path, "--provider", "cuda", "--inputs-dir", inputs_dir, "--outputs-dir", out_dir])
                 got = np.load(os.path.join(out_dir, "output_0.npy")).astype(np.float32)
@@ -204,14 +217,17 @@ def main():
                 diff = float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-12)) if got.shape == want.shape \
                     else float("nan")
                 rows.append((name, dtype, batch, eager_ms, compile_ms, onyx_ms, onyx_ms / eager_ms,
-                             on_cpu.group(1) if on_cpu else "0", m.group(1).strip(" ,") if m else "?", diff))
+                             on_cpu.group(1) if on_cpu else "0", m.group(1).strip(" ,") if m else "?", diff, graph_ms))
                 print(f"{name} {dtype} b{batch}: eager {eager_ms:.2f} ms, compile {compile_ms}, onyx {onyx_ms:.2f} ms "
-                      f"({onyx_ms / eager_ms:.2f}x), CPU nodes {rows[-1][7]}, max rel diff {diff:.2e}", flush=True)
+                      f"({onyx_ms / eager_ms:.2f}x), CUDA graph {graph_ms}, CPU nodes {rows[-1][7]}, "
+                      f"max rel diff {diff:.2e}", flush=True)
 
-    header = ("| model | dtype | batch | PyTorch eager | torch.compile | onyx CUDA | onyx / eager | nodes on CPU "
-              "| placement | max diff / max ref |\n| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
+    header = ("| model | dtype | batch | PyTorch eager | torch.compile | onyx CUDA | onyx / eager | onyx CUDA graph "
+              "| nodes on CPU | placement | max diff / max ref |\n"
+              "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
     table = header + "".join(
-        f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f} ms | {r[4]} | {r[5]:.2f} ms | {r[6]:.2f} | {r[7]} | {r[8]} | {r[9]:.1e} |\n"
+        f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f} ms | {r[4]} | {r[5]:.2f} ms | {r[6]:.2f} | {r[10]} | {r[7]} | {r[8]} "
+        f"| {r[9]:.1e} |\n"
         for r in rows)
     rss = load_rss_rows(a, [m for m in a.models.split(",") if m])
     table += ("\n| model | weights file | peak RSS, CUDA session | one-node CUDA session | above it | share of the weights |\n"

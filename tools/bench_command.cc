@@ -16,7 +16,9 @@
 // output on that provider's device through IoBinding (integer and bool inputs stay on the host),
 // and waits for the device at the end of each timed run: the latency of the model on the
 // device without host copies of activations (as a PyTorch user with tensors already on the GPU
-// measures it).
+// measures it). When the session records runs (--provider-option enable_cuda_graph=1), every
+// input is uploaded, integer ones too, since a recorded run takes its inputs on the device:
+// the first run is then unrecorded, the next (the first warm-up run) recorded, the rest replays.
 // --bf16-gemm turns on SessionOptions::bf16_gemm (float32 MatMul/Gemm with constant weights
 // multiplied in bfloat16).
 #include <algorithm>
@@ -151,10 +153,11 @@ Result<std::function<Status()>> make_runner(Session& session, const std::vector<
   if (!provider) return invalid_argument("--device-io: the session has no device provider");
   auto binding = std::make_shared<IoBinding>(session);
   // Floating inputs go to the device; integer and bool ones (ids, masks: read as indices and
-  // shapes on the host, or small) stay on the host, so the plan does not copy them back.
+  // shapes on the host, or small) stay on the host, so the plan does not copy them back, unless
+  // runs are recorded (session/run_capture.h: every input on the device).
   for (const auto& [name, value] : feeds) {
     if (!value.is_tensor()) return not_implemented("--device-io binds tensor inputs only; '", name, "' is not one");
-    if (!is_float_type(value.tensor().dtype())) {
+    if (!is_float_type(value.tensor().dtype()) && !session.records_runs()) {
       ONYX_RETURN_IF_ERROR(binding->bind_input(name, value));
       continue;
     }
