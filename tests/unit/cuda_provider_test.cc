@@ -130,6 +130,43 @@ TEST(CudaProvider, EmbeddingSkipLayerNormAndGelusMatchTheCpu) {
   expect_cuda_matches_cpu(b, {{"table", {10, 8}}, {"skip", {3, 8}}}, 1e-5);
 }
 
+// Gather reads its indices on the device: a negative index counts from the end, and one out of
+// range fails the run with the node named (found on the device, reported when the output is
+// copied back), as the CPU kernel fails it; the session runs again afterwards.
+TEST(CudaProvider, GatherIndicesAreCheckedOnTheDevice) {
+  ModelBuilder b;
+  b.input("table", {10, 8}).input("ids", {3}, onnx::TensorProto::INT64).output("e", {3, 8});
+  b.node("Gather", {"table", "ids"}, {"e"}, "embed");
+  const Tensor table = tensor_of({10, 8}, random_values(80, 21));
+  auto ids = [](std::vector<int64_t> v) {
+    Tensor t(DataType::kInt64, {3});
+    std::copy(v.begin(), v.end(), t.data<int64_t>());
+    return Value(t);
+  };
+  auto cpu = load(b, SessionOptions());
+  ASSERT_TRUE(cpu);
+  auto cpu_bad = cpu->run({{"table", Value(table)}, {"ids", ids({1, 10, 2})}});
+  ASSERT_FALSE(cpu_bad.ok());
+  EXPECT_EQ(cpu_bad.status().code(), StatusCode::kInvalidArgument);
+  if (!have_device()) GTEST_SKIP() << "no CUDA device (the CPU half ran)";
+  SessionOptions o;
+  o.append_provider("CUDA");
+  o.disable_cpu_fallback = true;
+  auto gpu = load(b, o);
+  ASSERT_TRUE(gpu);
+  auto bad = gpu->run({{"table", Value(table)}, {"ids", ids({1, 10, 2})}});
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(bad.status().to_string().find("out of range for the gathered axis in node 'embed' (Gather)"),
+            std::string::npos) << bad.status().to_string();
+  auto good = gpu->run({{"table", Value(table)}, {"ids", ids({1, -10, 9})}});
+  ASSERT_TRUE(good.ok()) << good.status().to_string();
+  const int64_t rows[3] = {1, 0, 9};
+  for (int j = 0; j < 3; ++j)
+    for (int c = 0; c < 8; ++c)
+      EXPECT_EQ((*good)[0].tensor().data<float>()[j * 8 + c], table.data<float>()[rows[j] * 8 + c]) << j << "," << c;
+}
+
 // MultiHeadAttention as the attention fusion emits it: with the Q/K/V bias and a broadcast
 // attention bias, and causal (GPT-2's form) with more keys than queries.
 TEST(CudaProvider, MultiHeadAttentionMatchesTheCpu) {

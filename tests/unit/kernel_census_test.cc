@@ -70,8 +70,12 @@ TEST(KernelCensus, DeviceKernelsAndAnyDeviceKernelsAreRegistered) {
   EXPECT_EQ(r.find("CUDA", "", "ReduceSum", 18)->host_inputs, std::vector<int>{1});
   EXPECT_EQ(r.find("CUDA", "", "Clip", 18)->host_inputs, (std::vector<int>{1, 2}));
   EXPECT_EQ(r.find("CUDA", "", "Resize", 18)->host_inputs, (std::vector<int>{1, 2, 3}));
-  // Gather, Slice and Expand read their indices, bounds and shape on the host.
-  EXPECT_EQ(r.find("CUDA", "", "Gather", 17)->host_inputs, std::vector<int>{1});
+  // Slice and Expand read their bounds and shape on the host; Gather reads its indices on the
+  // device (so ids bound on the GPU need no copy back, and a run with them can be recorded).
+  EXPECT_TRUE(r.find("CUDA", "", "Gather", 17)->host_inputs.empty());
+  // Shape and Size read only the dims of their input, wherever it is.
+  EXPECT_EQ(r.find("CPU", "", "Shape", 17)->shape_only_inputs, std::vector<int>{0});
+  EXPECT_EQ(r.find("CPU", "", "Size", 17)->shape_only_inputs, std::vector<int>{0});
   EXPECT_EQ(r.find("CUDA", "", "Slice", 17)->host_inputs, (std::vector<int>{1, 2, 3, 4}));
 #endif
 }

@@ -126,6 +126,9 @@ Status CudaProvider::init(int device_id, size_t mem_limit) {
     ONYX_CUDA_RETURN_IF_ERROR(cudaHostAlloc(&staging_[i], kStagingBytes, cudaHostAllocDefault));
     ONYX_CUDA_RETURN_IF_ERROR(cudaEventCreateWithFlags(&staged_[i], cudaEventDisableTiming));
   }
+  ONYX_CUDA_RETURN_IF_ERROR(cudaHostAlloc(reinterpret_cast<void**>(&host_error_flag_), sizeof(int), cudaHostAllocMapped));
+  *host_error_flag_ = 0;
+  ONYX_CUDA_RETURN_IF_ERROR(cudaHostGetDevicePointer(reinterpret_cast<void**>(&device_error_flag_), host_error_flag_, 0));
   arena_ = std::make_unique<CudaArena>(device_id, stream_, mem_limit);
   return Status::Ok();
 }
@@ -139,6 +142,7 @@ CudaProvider::~CudaProvider() {
     if (staging_[i]) cudaFreeHost(staging_[i]);
   }
   if (workspace_) cudaFree(workspace_);
+  if (host_error_flag_) cudaFreeHost(host_error_flag_);
 #ifdef ONYX_WITH_CUDNN
   if (cudnn_) cudnnDestroy(cudnn_);
 #endif
@@ -153,7 +157,26 @@ Status CudaProvider::activate() const { return cuda_status(cudaSetDevice(device_
 
 Status CudaProvider::synchronize() const {
   ONYX_RETURN_IF_ERROR(activate());
-  return cuda_status(cudaStreamSynchronize(stream_), "cudaStreamSynchronize");
+  ONYX_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
+  return take_device_error();
+}
+
+int CudaProvider::register_error_site(const std::string& what) const {
+  std::lock_guard<std::mutex> lock(sites_mu_);
+  error_sites_.push_back(what);
+  return int(error_sites_.size());
+}
+
+Status CudaProvider::take_device_error() const {
+  volatile int* flag = host_error_flag_;
+  const int site = flag ? *flag : 0;
+  if (site == 0) return Status::Ok();
+  *flag = 0;
+  std::lock_guard<std::mutex> lock(sites_mu_);
+  if (site < 0 || size_t(site) > error_sites_.size())
+    return error(StatusCode::kInternal, "a CUDA kernel reported unknown check ", site);
+  return invalid_argument(error_sites_[size_t(site - 1)], " (checked on ", device().to_string(),
+                          "; the output was filled with zeros there)");
 }
 
 Status CudaProvider::synchronize_device() const {
@@ -190,7 +213,7 @@ Status CudaProvider::copy_through_staging(const void* src, void* dst, size_t byt
     const size_t off = c * kStagingBytes, n = std::min(kStagingBytes, bytes - off);
     std::memcpy(to + off, staging_[c & 1], n);
   }
-  return Status::Ok();
+  return take_device_error();  // the stream's work before the copy is done
 }
 
 Status CudaProvider::copy(const Tensor& src, Tensor& dst) const {

@@ -78,6 +78,15 @@ class CudaProvider final : public ExecutionProvider {
   // while, and a model without convolutions never needs it). Call and use under lock_blas().
   // Defined only in builds with cuDNN (ONYX_WITH_CUDNN).
   Result<cudnnContext*> cudnn() const;
+  // Checks made on the device (an index out of range): a kernel registers what it checks once
+  // (register_error_site, at prepare: "Gather: index out of range in node 'g' (Gather)"), and
+  // its device code writes the returned number into *device_error_flag() (atomicCAS from 0)
+  // when the check fails. The next synchronize() or copy to the host finds it, returns
+  // INVALID_ARGUMENT with that text, and clears it. Under concurrent runs on one provider it
+  // may be another run's wait that reports it.
+  int register_error_site(const std::string& what) const;
+  int* device_error_flag() const { return device_error_flag_; }
+
   // Scratch for cuBLASLt, kWorkspaceBytes on the device; use under lock_blas().
   void* blas_workspace() const { return workspace_; }
   static constexpr size_t kWorkspaceBytes = size_t(32) << 20;
@@ -88,6 +97,9 @@ class CudaProvider final : public ExecutionProvider {
   // A host -> device copy while recording: the bytes go into a pinned block of their own that
   // the recording keeps, and the recorded copy reads that block.
   Status copy_while_recording(const void* src, void* dst, size_t bytes) const;
+  // The failed device check reported since the last call, as a Status (the stream's work must
+  // be done); clears it.
+  Status take_device_error() const;
   // Host <-> device through the pinned staging buffers (both directions chunked and overlapped).
   Status copy_through_staging(const void* src, void* dst, size_t bytes, bool to_device) const;
 
@@ -105,6 +117,11 @@ class CudaProvider final : public ExecutionProvider {
   mutable std::mutex staging_mu_;
   mutable void* staging_[2] = {nullptr, nullptr};
   mutable cudaEvent_t staged_[2] = {nullptr, nullptr};
+  // Mapped pinned host memory the device writes a failed check's site number into.
+  int* host_error_flag_ = nullptr;
+  int* device_error_flag_ = nullptr;
+  mutable std::mutex sites_mu_;
+  mutable std::vector<std::string> error_sites_;
   // Recording (enable_cuda_graph). Between begin_capture and end_capture the session runs
   // nothing else on this provider; recording_pinned_ collects copy_while_recording's blocks.
   bool capture_runs_ = false;
