@@ -136,13 +136,13 @@ Status Session::run_recorded(IoBinding& binding, const RunOptions& options, int6
       return g.failure;
     }
     g.recording = std::move(recording).value();
+    g.signature = std::move(signature);
+    g.outputs = values;
+    g.copied_outputs = copies;
+    g.stage = RunCaptures::Stage::kReplay;  // kept even if this replay finds bad input (an index)
     ONYX_RETURN_IF_ERROR(g.recording->replay().with_context("while replaying " + what));
   }
   ONYX_RETURN_IF_ERROR(synchronize_devices(options));
-  g.signature = std::move(signature);
-  g.outputs = values;
-  g.copied_outputs = copies;
-  g.stage = RunCaptures::Stage::kReplay;
   binding.values_ = std::move(values);
   binding.copied_ = copies;
   return Status::Ok();
