@@ -118,6 +118,8 @@ std::string device_type_name(const Device& d);
 // tensors made, read or imported outside a session. EPFail when it cannot be made here (no
 // device, no driver): `what` starts the message.
 ExecutionProvider& device_provider(const Device& device, const std::string& what);
+// The same without raising (safe without the GIL): the error as a Status.
+Result<ExecutionProvider*> find_device_provider(const Device& device);
 // `t` itself when it is on the host, else a host copy of it (the device's work finished).
 Tensor on_host(const Tensor& t, const std::string& what);
 // The element type an `element_type` argument names: a numpy type or dtype (np.float32) or

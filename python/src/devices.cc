@@ -28,19 +28,23 @@ Device device_arg(const std::string& device_type, int device_id, const std::stri
 
 std::string device_type_name(const Device& d) { return d.type == Device::Type::kCuda ? "cuda" : "cpu"; }
 
-ExecutionProvider& device_provider(const Device& device, const std::string& what) {
+Result<ExecutionProvider*> find_device_provider(const Device& device) {
   static std::mutex mu;
   static std::map<int, std::shared_ptr<ExecutionProvider>> cuda;  // by device id
   if (device.type != Device::Type::kCuda)
-    raise(OrtError::kEPFail, what + ": no provider for " + device.to_string() + " in the Python module");
+    return not_implemented("no provider for ", device.to_string(), " in the Python module");
   std::lock_guard<std::mutex> lock(mu);
   std::shared_ptr<ExecutionProvider>& p = cuda[device.index];
   if (!p) {
-    auto made = ProviderRegistry::global().create("CUDA", {{"device_id", std::to_string(device.index)}});
-    if (!made.ok()) raise(OrtError::kEPFail, what + ": " + made.status().message());
-    p = std::move(made).value();
+    ONYX_ASSIGN_OR_RETURN(p, ProviderRegistry::global().create("CUDA", {{"device_id", std::to_string(device.index)}}));
   }
-  return *p;
+  return p.get();
+}
+
+ExecutionProvider& device_provider(const Device& device, const std::string& what) {
+  Result<ExecutionProvider*> p = find_device_provider(device);
+  if (!p.ok()) raise(OrtError::kEPFail, what + ": " + p.status().message());
+  return **p;
 }
 
 Tensor on_host(const Tensor& t, const std::string& what) {

@@ -3,6 +3,8 @@
 // method names and arguments.
 #include <pybind11/stl.h>
 
+#include <algorithm>
+
 #include "binding.h"
 
 namespace onyx::python {
@@ -86,6 +88,24 @@ class PyIoBinding {
     for (const auto& b : binding_.bound_outputs()) names.push_back(b.name);
     return names;
   }
+  // Waits for the default stream of every device an input is bound on, where PyTorch (by
+  // default) writes: ORT's IOBinding.synchronize_inputs.
+  void synchronize_inputs() const {
+    std::vector<Device> devices;
+    for (const auto& [name, value] : binding_.inputs())
+      if (value.is_tensor() && !value.tensor().device().is_cpu() &&
+          std::find(devices.begin(), devices.end(), value.tensor().device()) == devices.end())
+        devices.push_back(value.tensor().device());
+    for (const Device& d : devices) {
+      ExecutionProvider& provider = device_provider(d, "synchronize_inputs");
+      Status st;
+      {
+        py::gil_scoped_release release;
+        st = provider.synchronize_device();
+      }
+      check(st);
+    }
+  }
   void clear_inputs() { binding_.clear_inputs(); }
   void clear_outputs() { binding_.clear_outputs(); }
 
@@ -111,6 +131,7 @@ void register_io_binding(py::module_& m) {
       .def("get_outputs", &PyIoBinding::outputs)
       .def("copy_outputs_to_cpu", &PyIoBinding::copy_outputs_to_cpu)
       .def("get_output_names", &PyIoBinding::output_names)
+      .def("synchronize_inputs", &PyIoBinding::synchronize_inputs)
       .def("clear_binding_inputs", &PyIoBinding::clear_inputs)
       .def("clear_binding_outputs", &PyIoBinding::clear_outputs);
 }

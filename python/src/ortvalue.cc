@@ -58,9 +58,19 @@ struct ExportContext {
   std::shared_ptr<Buffer> buffer;  // keeps the data alive while the consumer holds it
   std::vector<int64_t> shape;
   dlpack::ManagedTensor managed;
+  uintptr_t consumer_stream = 1;  // device data: the stream the consumer reads it on (DLPack's numbering)
 };
 
-void delete_export(dlpack::ManagedTensor* m) { delete static_cast<ExportContext*>(m->manager_ctx); }
+// Called by the consumer, maybe without the GIL. Device memory goes back to onyx's arena only
+// after the consumer's stream has finished reading it.
+void delete_export(dlpack::ManagedTensor* m) {
+  auto* ctx = static_cast<ExportContext*>(m->manager_ctx);
+  if (ctx->buffer && !ctx->buffer->device().is_cpu()) {
+    Result<ExecutionProvider*> provider = find_device_provider(ctx->buffer->device());
+    if (provider.ok()) (void)(*provider)->synchronize_foreign_stream(ctx->consumer_stream);
+  }
+  delete ctx;
+}
 
 void destroy_unconsumed_capsule(PyObject* capsule) {
   if (!PyCapsule_IsValid(capsule, dlpack::kCapsuleName)) return;  // consumed: the consumer deletes it
@@ -84,10 +94,17 @@ dlpack::DataType dlpack_type_of(DataType t) {
   raise(OrtError::kInvalidArgument, std::string("a ") + data_type_name(t) + " tensor cannot be shared through DLPack");
 }
 
-py::capsule to_dlpack(const PyOrtValue& v) {
+// `stream`: the consumer's stream for device data (DLPack's numbering; None is the legacy
+// default stream, 1). The data is complete already: onyx waits for its devices before handing
+// values out.
+py::capsule to_dlpack(const PyOrtValue& v, py::object stream = py::none()) {
   const Tensor& t = tensor_of(v, "DLPack export");
   const dlpack::DataType dtype = dlpack_type_of(t.dtype());
-  auto* ctx = new ExportContext{t.buffer(), std::vector<int64_t>(t.shape().begin(), t.shape().end()), {}};
+  auto* ctx = new ExportContext{t.buffer(), std::vector<int64_t>(t.shape().begin(), t.shape().end()), {}, 1};
+  if (!stream.is_none() && !t.device().is_cpu()) {
+    const long long s = stream.cast<long long>();
+    if (s > 0) ctx->consumer_stream = uintptr_t(s);
+  }
   static char empty_marker;  // consumers may reject a null data pointer even for 0 elements
   dlpack::Tensor& dl = ctx->managed.dl_tensor;
   dl.data = t.raw_data() ? const_cast<void*>(t.raw_data()) : &empty_marker;
@@ -140,7 +157,16 @@ void delete_imported(void* p) {
 
 PyOrtValue from_dlpack(py::object data, bool is_bool_tensor) {
   py::object capsule = data;
-  if (py::hasattr(data, "__dlpack__")) capsule = data.attr("__dlpack__")();
+  if (py::hasattr(data, "__dlpack__")) {
+    // A CUDA producer is asked to order its work before the legacy default stream (1), which
+    // the import then waits for.
+    bool on_cuda = false;
+    if (py::hasattr(data, "__dlpack_device__")) {
+      py::tuple where = data.attr("__dlpack_device__")();
+      on_cuda = where.size() >= 1 && where[0].cast<int>() == int(dlpack::kCUDA);
+    }
+    capsule = on_cuda ? data.attr("__dlpack__")(py::arg("stream") = 1) : data.attr("__dlpack__")();
+  }
   if (!PyCapsule_IsValid(capsule.ptr(), dlpack::kCapsuleName))
     raise(OrtError::kInvalidArgument,
           "from_dlpack takes an object with __dlpack__ or an unused 'dltensor' capsule (a capsule can be consumed once)");
@@ -175,7 +201,8 @@ PyOrtValue from_dlpack(py::object data, bool is_bool_tensor) {
   }
   if (numel > 0 && !dl.data) raise(OrtError::kInvalidArgument, "the DLPack tensor has elements but no data pointer");
   if (!device.is_cpu()) {
-    // The producer may still be writing it on a stream of its own: wait for the whole device.
+    // The producer ordered its writes before the default stream (a bare capsule: it is the
+    // producer's promise): wait for that stream.
     ExecutionProvider& provider = device_provider(device, "from_dlpack");
     Status st;
     {
@@ -230,9 +257,14 @@ void register_ortvalue(py::module_& m) {
           py::arg("vendor_id") = -1)
       .def_static("from_dlpack", &from_dlpack, py::arg("data"), py::arg("is_bool_tensor") = false,
                   "An OrtValue over a DLPack tensor (an object with __dlpack__, or a capsule), without a copy.")
-      .def("to_dlpack", &to_dlpack, "A DLPack capsule over this tensor, without a copy.")
+      .def("to_dlpack", [](const PyOrtValue& v) { return to_dlpack(v); }, "A DLPack capsule over this tensor, without a copy.")
       .def(
-          "__dlpack__", [](const PyOrtValue& v, py::args, py::kwargs) { return to_dlpack(v); },
+          "__dlpack__",
+          [](const PyOrtValue& v, py::args args, py::kwargs kwargs) {
+            py::object stream = args.size() > 0 ? py::reinterpret_borrow<py::object>(args[0]) : py::none();
+            if (kwargs.contains("stream")) stream = kwargs["stream"];
+            return to_dlpack(v, stream);
+          },
           "The DLPack protocol. Stream and version arguments are accepted: onyx's device values are complete "
           "when handed out (runs wait for their devices), so any consumer stream may read them.")
       .def("__dlpack_device__",

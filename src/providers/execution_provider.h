@@ -8,6 +8,7 @@
 // without its toolkit, no device, no driver) is an error when it is asked for, never a silent
 // fallback to the CPU.
 #pragma once
+#include <cstdint>
 #include <functional>
 #include <map>
 #include <memory>
@@ -53,10 +54,17 @@ class ExecutionProvider {
   virtual Status copy(const Tensor& src, Tensor& dst) const = 0;
   // Waits until the work this provider's kernels queued has finished (no-op for the CPU).
   virtual Status synchronize() const { return Status::Ok(); }
-  // Waits until all work on its device has finished, whoever queued it (another library's
-  // streams too): for memory another library hands over (DLPack). The provider's own
-  // synchronize() by default.
+  // Waits for the device's default stream, where another library orders the work on memory
+  // it hands over (DLPack producers asked for stream 1; PyTorch's default stream). The
+  // provider's own synchronize() by default.
   virtual Status synchronize_device() const { return synchronize(); }
+  // Waits for another library's stream (a DLPack consumer's, as DLPack numbers them: 1 the
+  // legacy default stream, 2 the per-thread one, else the stream's handle), so memory it was
+  // reading can be reused. Nothing to wait for by default.
+  virtual Status synchronize_foreign_stream(uintptr_t stream) const {
+    (void)stream;
+    return Status::Ok();
+  }
   // A new tensor in this provider's memory (allocator()) holding a copy of `src` (on the host or
   // this provider's device).
   Result<Tensor> copy_to_own_memory(const Tensor& src);

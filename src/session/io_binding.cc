@@ -127,10 +127,11 @@ Status Session::run(IoBinding& binding, const RunOptions& options) const {
   std::vector<Value> values;
   size_t copies = 0;
   {
-    std::shared_lock<std::shared_mutex> runs(runs_mu_);  // no recording of this session meanwhile
+    // no recording of this session meanwhile, up to the wait for the devices
+    std::shared_lock<std::shared_mutex> runs(runs_mu_);
     ONYX_RETURN_IF_ERROR(run_bound(binding, options, values, copies));
+    ONYX_RETURN_IF_ERROR(synchronize_devices(options));
   }
-  ONYX_RETURN_IF_ERROR(synchronize_devices(options));
   binding.values_ = std::move(values);
   binding.copied_ = copies;
   return Status::Ok();

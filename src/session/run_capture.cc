@@ -91,11 +91,11 @@ Status Session::run_recorded(IoBinding& binding, const RunOptions& options, int6
     if (std::string d = signature.difference_from(g.signature); !d.empty())
       return invalid_argument(what, " was recorded with another binding: ", d,
                               ". Write new values into the recorded buffers, or use another ", RunCaptures::kGraphIdKey);
-    {
+    {  // a wait for the stream while another thread records on it would break that recording
       std::shared_lock<std::shared_mutex> runs(runs_mu_);
       ONYX_RETURN_IF_ERROR(g.recording->replay().with_context("while replaying " + what));
+      ONYX_RETURN_IF_ERROR(synchronize_devices(options));
     }
-    ONYX_RETURN_IF_ERROR(synchronize_devices(options));
     binding.values_ = g.outputs;
     binding.copied_ = g.copied_outputs;
     return Status::Ok();
@@ -107,8 +107,8 @@ Status Session::run_recorded(IoBinding& binding, const RunOptions& options, int6
     {
       std::shared_lock<std::shared_mutex> runs(runs_mu_);
       ONYX_RETURN_IF_ERROR(run_bound(binding, options, values, copies));
+      ONYX_RETURN_IF_ERROR(synchronize_devices(options));
     }
-    ONYX_RETURN_IF_ERROR(synchronize_devices(options));
     binding.values_ = std::move(values);
     binding.copied_ = copies;
     g.stage = RunCaptures::Stage::kRecord;
@@ -123,7 +123,6 @@ Status Session::run_recorded(IoBinding& binding, const RunOptions& options, int6
   size_t copies = 0;
   {
     std::unique_lock<std::shared_mutex> runs(runs_mu_);
-    ONYX_RETURN_IF_ERROR(provider.synchronize());
     ONYX_RETURN_IF_ERROR(provider.begin_capture());
     const Status ran = run_bound(binding, options, values, copies);
     Result<std::unique_ptr<CapturedRun>> recording = provider.end_capture(ran.ok());
@@ -141,8 +140,8 @@ Status Session::run_recorded(IoBinding& binding, const RunOptions& options, int6
     g.copied_outputs = copies;
     g.stage = RunCaptures::Stage::kReplay;  // kept even if this replay finds bad input (an index)
     ONYX_RETURN_IF_ERROR(g.recording->replay().with_context("while replaying " + what));
+    ONYX_RETURN_IF_ERROR(synchronize_devices(options));
   }
-  ONYX_RETURN_IF_ERROR(synchronize_devices(options));
   binding.values_ = std::move(values);
   binding.copied_ = copies;
   return Status::Ok();

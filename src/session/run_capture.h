@@ -17,6 +17,13 @@
 //
 // A replay's outputs are the recorded run's buffers, so a replay overwrites what the previous
 // replay of that graph id returned; replays of one graph id run one at a time.
+//
+// While a run is recorded, the session's other runs wait (each run, up to its wait for the
+// devices, holds the session's run lock shared; recording holds it alone). Work queued on the
+// session's provider from outside a run (Session::provider_for(...)->copy from another
+// thread) during a recording would be recorded with it: do not. A recording holds every
+// device block the run touched (the sum of its tensors, not their peak), so one that runs out
+// of device memory fails, and that failure is kept like the others.
 #pragma once
 #include <cstdint>
 #include <map>

@@ -225,8 +225,11 @@ class IOBinding:
         self._iobinding.bind_input(name, ortvalue)
 
     def synchronize_inputs(self):
-        """Nothing to wait for: OrtValues onyx places on a device are complete when made, and
-        DLPack imports wait for the device."""
+        """Waits for the default stream of each device an input is bound on (where PyTorch
+        writes unless told otherwise). OrtValues onyx places on a device are complete when
+        made, and DLPack imports wait already; call this after writing a bound GPU buffer
+        by other means (a torch tensor bound by its data_ptr) and before the run."""
+        self._iobinding.synchronize_inputs()
 
     def bind_output(self, name, device_type="cpu", device_id=0, element_type=None, shape=None, buffer_ptr=None):
         """Binds output `name`: to caller memory (element_type, shape and buffer_ptr all given),

@@ -168,10 +168,8 @@ int CudaProvider::register_error_site(const std::string& what) const {
 }
 
 Status CudaProvider::take_device_error() const {
-  volatile int* flag = host_error_flag_;
-  const int site = flag ? *flag : 0;
+  const int site = host_error_flag_ ? __atomic_exchange_n(host_error_flag_, 0, __ATOMIC_SEQ_CST) : 0;
   if (site == 0) return Status::Ok();
-  *flag = 0;
   std::lock_guard<std::mutex> lock(sites_mu_);
   if (site < 0 || size_t(site) > error_sites_.size())
     return error(StatusCode::kInternal, "a CUDA kernel reported unknown check ", site);
@@ -181,7 +179,17 @@ Status CudaProvider::take_device_error() const {
 
 Status CudaProvider::synchronize_device() const {
   ONYX_RETURN_IF_ERROR(activate());
-  return cuda_status(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  // The legacy default stream, not the whole device: a whole-device wait would break a run
+  // another thread is recording on a stream of its own.
+  return cuda_status(cudaStreamSynchronize(cudaStreamLegacy), "cudaStreamSynchronize (the default stream)");
+}
+
+Status CudaProvider::synchronize_foreign_stream(uintptr_t stream) const {
+  ONYX_RETURN_IF_ERROR(activate());
+  // DLPack's numbering: 1 the legacy default stream, 2 the per-thread default stream
+  const cudaStream_t s = stream == 1 ? cudaStreamLegacy : stream == 2 ? cudaStreamPerThread
+                                                                      : reinterpret_cast<cudaStream_t>(stream);
+  return cuda_status(cudaStreamSynchronize(s), "cudaStreamSynchronize (a consumer's stream)");
 }
 
 Status CudaProvider::copy_through_staging(const void* src, void* dst, size_t bytes, bool to_device) const {
@@ -283,7 +291,9 @@ Status CudaProvider::copy_while_recording(const void* src, void* dst, size_t byt
 Status CudaProvider::begin_capture() {
   if (!capture_runs_) return invalid_argument("the CUDA provider was made without enable_cuda_graph=1");
   if (recording_) return error(StatusCode::kInternal, "the CUDA provider is recording already");
-  ONYX_RETURN_IF_ERROR(synchronize());
+  // the stream's earlier work done; a failed check it reported stays for synchronize() to return
+  ONYX_RETURN_IF_ERROR(activate());
+  ONYX_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));
   arena_->begin_hold();
   if (Status s = cuda_status(cudaStreamBeginCapture(stream_, cudaStreamCaptureModeRelaxed), "cudaStreamBeginCapture");
       !s.ok()) {

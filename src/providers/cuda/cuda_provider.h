@@ -61,6 +61,7 @@ class CudaProvider final : public ExecutionProvider {
   Status copy(const Tensor& src, Tensor& dst) const override;
   Status synchronize() const override;
   Status synchronize_device() const override;
+  Status synchronize_foreign_stream(uintptr_t stream) const override;
   bool captures_runs() const override { return capture_runs_; }
   Status begin_capture() override;
   Result<std::unique_ptr<CapturedRun>> end_capture(bool keep) override;
