@@ -259,8 +259,18 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     return true;
   };
 
+  // Graph inputs some step reads on the host straight from the feed (GraphPlan::run moves a
+  // feed given on a device there first).
+  plan->host_read_inputs_.assign(plan->input_slots_.size(), 0);
+  auto read_on_host = [&](int s) {
+    for (size_t i = 0; i < plan->input_slots_.size(); ++i)
+      if (plan->input_slots_[i] == s) plan->host_read_inputs_[i] = 1;
+  };
   std::map<std::string, int64_t> opsets_copy = opsets;
   for (const ir::Node* node : order) {
+    for (const auto& name : node_reads(*node))  // what its subgraphs read, on the CPU
+      if (std::find(node->inputs.begin(), node->inputs.end(), name) == node->inputs.end())
+        if (auto it = plan->slot_of_.find(name); it != plan->slot_of_.end()) read_on_host(it->second);
     Step step;
     step.node = node;
     auto it = opsets.find(node->domain);
@@ -294,6 +304,7 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
         const bool on_host = !on_device || listed(def->host_inputs);
         ONYX_ASSIGN_OR_RETURN(s, moved_to(s, on_host ? Device{} : provider->device()));
       }
+      if (s >= 0 && (on_device ? listed(def->host_inputs) : !listed(def->shape_only_inputs))) read_on_host(s);
       step.inputs.push_back(s);
       auto init = graph.initializers.find(in);
       const bool constant = !in.empty() && init != graph.initializers.end() && !graph_input_names.count(in);
@@ -425,6 +436,21 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
   for (size_t i = 0; i < inputs.size(); ++i)
     if (!inputs[i].is_none() || constants_[size_t(input_slots_[i])].is_none())
       frame.values[size_t(input_slots_[i])] = std::move(inputs[i]);
+  for (size_t i = 0; !parent && i < host_read_inputs_.size(); ++i) {
+    Value& v = frame.values[size_t(input_slots_[i])];
+    if (!host_read_inputs_[i] || !v.is_tensor() || v.tensor().device().is_cpu()) continue;
+    const Tensor& fed = v.tensor();
+    const ExecutionProvider* via = nullptr;
+    for (const auto& p : providers_)
+      if (p->device() == fed.device()) via = p.get();
+    if (!via)
+      return invalid_argument("input '", graph_.inputs[i].name, "' is on ", fed.device().to_string(),
+                              ", which no provider of this session uses");
+    ONYX_ASSIGN_OR_RETURN(Tensor host, Tensor::create(fed.dtype(), fed.shape(), frame.arena, false));
+    ONYX_RETURN_IF_ERROR(via->copy(fed, host).with_context("while moving input '" + graph_.inputs[i].name +
+                                                           "' to the host, where a kernel reads it"));
+    v = Value(std::move(host));
+  }
   for (size_t i = 0; i < captured_slots_.size(); ++i) {
     const Value* v = parent ? parent->lookup(captured_names_[i]) : nullptr;
     if (!v) return runtime_error("value '", captured_names_[i], "' from an enclosing graph is not available");

@@ -129,6 +129,9 @@ class GraphPlan {
   std::vector<Value> constants_;       // per slot: initializer values, else none
   std::vector<std::string> released_constants_;
   std::vector<int> input_slots_, output_slots_;
+  // Per graph input: 1 when a step reads it on the host straight from the feed (a CPU kernel
+  // reading its data, a device kernel's host input): a feed on a device is moved first.
+  std::vector<char> host_read_inputs_;
   // Per graph output: the step that copies it to the host and nothing else reads (-1: none),
   // and the slot it is read from, for RunExtras::outputs_on_device.
   std::vector<int> output_copy_steps_, output_source_slots_;

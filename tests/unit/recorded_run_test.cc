@@ -5,7 +5,8 @@
 // addresses recorded. Every block its allocator hands out during a recording is kept by the
 // recording (as the CUDA arena does), and a copy to the host fails while recording (as it
 // does on CUDA). So a session that replayed with stale addresses, freed memory a recording
-// still uses (ASan), or ran host work in a replay would fail here.
+// still uses (ASan), or ran host work in a replay would fail here. Also: feeds given on a
+// device that a CPU kernel reads (moved to the host first, counted here).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -70,6 +71,7 @@ class QsimProvider final : public ExecutionProvider {
     const size_t n = src.nbytes();
     if (recording_ && dst.device().is_cpu())
       return invalid_argument("QSIM: a copy to the host cannot be recorded");
+    if (dst.device().is_cpu()) ++copies_to_host;
     if (recording_ && src.device().is_cpu()) {  // the bytes as they are now, as CUDA's pinned copy
       auto frozen = std::make_shared<std::vector<char>>(static_cast<const char*>(from), static_cast<const char*>(from) + n);
       std::lock_guard<std::mutex> lock(mu_);
@@ -103,6 +105,7 @@ class QsimProvider final : public ExecutionProvider {
     return std::unique_ptr<CapturedRun>(new QsimRecording(std::move(work), std::move(blocks), std::move(frozen)));
   }
   int recordings = 0;
+  mutable std::atomic<int> copies_to_host{0};
 
  private:
   // Host memory tagged as the simulated device; keeps what it hands out while holding.
@@ -350,6 +353,57 @@ TEST(RecordedRun, ThreadsReplayingTheirOwnGraphsAndRunningPlainly) {
   for (auto& th : threads) th.join();
   EXPECT_EQ(failures, 0);
   EXPECT_EQ(qsim(*s).recordings, kThreads);
+}
+
+// A graph input read by a CPU kernel (Sigmoid: QSIM has none) and by a QSIM one.
+std::unique_ptr<Session> sigmoid_of_input(bool with_qsim, bool record = false) {
+  ModelBuilder b;
+  b.input("x", {2, 3}).output("y", {2, 3}).output("z", {2, 3});
+  b.node("Sigmoid", {"x"}, {"y"}, "on_the_cpu");
+  b.node("Add", {"x", "x"}, {"z"}, "doubled");
+  const std::string bytes = b.bytes();
+  SessionOptions options;
+  options.graph_optimization_level = 0;
+  if (with_qsim) options.append_provider("QSIM", {{"enable_cuda_graph", record ? "1" : "0"}});
+  auto s = Session::load_bytes(bytes.data(), bytes.size(), options);
+  EXPECT_TRUE(s.ok()) << s.status().to_string();
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+TEST(DeviceFeeds, ACpuKernelReadingAFeedGivenOnTheDeviceGetsItOnTheHost) {
+  auto s = sigmoid_of_input(true);
+  ASSERT_TRUE(s);
+  DeviceInput x;
+  x.fill(-2.f);
+  const int before = qsim(*s).copies_to_host;
+  auto out = s->run({{"x", Value(x.tensor())}});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ(qsim(*s).copies_to_host - before, 2);  // x for the Sigmoid, z back to the host
+  for (size_t i = 0; i < 6; ++i) {
+    EXPECT_FLOAT_EQ((*out)[0].tensor().data<float>()[i], 1.f / (1.f + std::exp(-x.bytes[i])));
+    EXPECT_FLOAT_EQ((*out)[1].tensor().data<float>()[i], 2 * x.bytes[i]);
+  }
+  // a recorded run cannot make that move (it waits for the device), and says so
+  auto r = sigmoid_of_input(true, /*record=*/true);
+  ASSERT_TRUE(r);
+  IoBinding b(*r);
+  ASSERT_TRUE(b.bind_input("x", Value(x.tensor())).ok());
+  ASSERT_TRUE(b.bind_output("y").ok());
+  ASSERT_TRUE(r->run(b).ok());
+  const Status st = r->run(b);
+  EXPECT_EQ(st.code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(st.to_string().find("while moving input 'x' to the host"), std::string::npos) << st.to_string();
+}
+
+TEST(DeviceFeeds, AFeedOnADeviceTheSessionDoesNotUseIsRefused) {
+  auto s = sigmoid_of_input(false);
+  ASSERT_TRUE(s);
+  DeviceInput x;
+  auto out = s->run({{"x", Value(x.tensor())}});
+  ASSERT_FALSE(out.ok());
+  EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(out.status().message().find("input 'x' is on simulated:1, which no provider of this session uses"),
+            std::string::npos) << out.status().to_string();
 }
 
 }  // namespace
