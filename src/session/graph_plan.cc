@@ -241,7 +241,7 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
   };
 
   // Shape and index arithmetic on host values (Shape -> Gather -> Concat -> Reshape chains,
-  // Range, a mask's Unsqueeze): a node whose inputs are all on the host and whose outputs are
+  // Range): a node whose inputs are all on the host (computed or constant) and whose outputs are
   // all int32/int64 stays on the CPU, instead of sending small values to a device and back with
   // a synchronisation each way. Not under strict placement, where the caller wants the device.
   size_t cpu_index = 0;
@@ -254,8 +254,8 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
           (t->second.elem_type != DataType::kInt64 && t->second.elem_type != DataType::kInt32))
         return false;
     }
-    for (const auto& in : node.inputs)
-      if (!in.empty() && !device_of(plan->slot(in)).is_cpu()) return false;
+    for (const auto& in : node.inputs)  // a graph input may be fed on a device (IoBinding)
+      if (!in.empty() && (!device_of(plan->slot(in)).is_cpu() || graph_input_names.count(in))) return false;
     return true;
   };
 

@@ -12,6 +12,7 @@
 #include <filesystem>
 #include <fstream>
 #include <thread>
+#include <tuple>
 
 #include "cli_runner.h"
 #include "model_builder.h"
@@ -536,32 +537,64 @@ TEST(Placement, AFusionIsMadeOnlyWhereThePreferredProviderGainsFromIt) {
 // Shape and index arithmetic on host values stays on the CPU (no round trip of small integer
 // tensors through the device), unless placement is strict.
 TEST(Placement, IntegerArithmeticOnHostValuesStaysOnTheHost) {
+  // dims = Shape(x) is computed on the host; Reshape(dims) stays there. Reshape(ids), ids a
+  // graph input, goes to the SIM: a caller may feed ids on the device (IoBinding).
   ModelBuilder b;
-  b.input("ids", {2, 3}, onnx::TensorProto::INT64).output("flat", {6}, onnx::TensorProto::INT64);
-  auto* shape = b.graph->add_initializer();
-  shape->set_name("shape");
-  shape->set_data_type(onnx::TensorProto::INT64);
-  shape->add_dims(1);
-  shape->add_int64_data(6);
-  b.node("Reshape", {"ids", "shape"}, {"flat"});
+  b.input("x", {2, 3}).input("ids", {2, 3}, onnx::TensorProto::INT64);
+  b.output("dims_again", {2}, onnx::TensorProto::INT64).output("flat", {6}, onnx::TensorProto::INT64);
+  for (const auto& [name, value] : {std::make_pair("shape6", int64_t(6)), std::make_pair("shape2", int64_t(2))}) {
+    auto* shape = b.graph->add_initializer();
+    shape->set_name(name);
+    shape->set_data_type(onnx::TensorProto::INT64);
+    shape->add_dims(1);
+    shape->add_int64_data(value);
+  }
+  b.node("Shape", {"x"}, {"dims"});
+  b.node("Reshape", {"dims", "shape2"}, {"dims_again"}, "of_dims");
+  b.node("Reshape", {"ids", "shape6"}, {"flat"}, "of_ids");
   auto s = make(b, on_sim());
   ASSERT_TRUE(s);
-  EXPECT_EQ(find(*s, "Reshape")->provider, "CPU");
-  EXPECT_NE(find(*s, "Reshape")->reason.find("integer arithmetic on values already on the host"), std::string::npos);
-  EXPECT_EQ(count_copies(*s), 0u);
-  SessionOptions strict = on_sim();
-  strict.disable_cpu_fallback = true;
-  auto on_device = make(b, strict);
-  ASSERT_TRUE(on_device);
-  EXPECT_EQ(find(*on_device, "Reshape")->provider, "SIM");
+  const NodePlacement* of_dims = nullptr;
+  const NodePlacement* of_ids = nullptr;
+  for (const NodePlacement& p : s->placement()) {
+    if (p.node == "'of_dims' (Reshape)") of_dims = &p;
+    if (p.node == "'of_ids' (Reshape)") of_ids = &p;
+  }
+  ASSERT_TRUE(of_dims && of_ids);
+  EXPECT_EQ(of_dims->provider, "CPU");
+  EXPECT_NE(of_dims->reason.find("integer arithmetic on values already on the host"), std::string::npos);
+  EXPECT_EQ(of_ids->provider, "SIM");
+  EXPECT_EQ(count_copies(*s), 2u);  // ids up, flat down
   Tensor ids(DataType::kInt64, {2, 3});
   for (int i = 0; i < 6; ++i) ids.data<int64_t>()[i] = 10 + i;
-  for (Session* session : {s.get(), on_device.get()}) {
-    auto out = session->run({{"ids", Value(ids)}});
-    ASSERT_TRUE(out.ok()) << out.status().to_string();
-    EXPECT_EQ((*out)[0].tensor().shape(), (Shape{6}));
-    EXPECT_EQ((*out)[0].tensor().data<int64_t>()[5], 15);
+  auto out = s->run({{"x", Value(ramp({2, 3}, 0, 1))}, {"ids", Value(ids)}});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  EXPECT_EQ((*out)[0].tensor().to_int64_vector(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ((*out)[1].tensor().shape(), (Shape{6}));
+  EXPECT_EQ((*out)[1].tensor().data<int64_t>()[5], 15);
+
+  // strict placement keeps host integer arithmetic on the device: Reshape of a constant
+  ModelBuilder c;
+  c.output("two_by_one", {2, 1}, onnx::TensorProto::INT64);
+  for (const auto& [name, dims, values] :
+       {std::make_tuple("pair", std::vector<int64_t>{2}, std::vector<int64_t>{4, 5}),
+        std::make_tuple("shape", std::vector<int64_t>{2}, std::vector<int64_t>{2, 1})}) {
+    auto* t = c.graph->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    for (int64_t d : dims) t->add_dims(d);
+    for (int64_t v : values) t->add_int64_data(v);
   }
+  c.node("Reshape", {"pair", "shape"}, {"two_by_one"});
+  EXPECT_EQ(find(*make(c, on_sim()), "Reshape")->provider, "CPU");
+  SessionOptions strict = on_sim();
+  strict.disable_cpu_fallback = true;
+  auto on_device = make(c, strict);
+  ASSERT_TRUE(on_device);
+  EXPECT_EQ(find(*on_device, "Reshape")->provider, "SIM");
+  auto pair = on_device->run({});
+  ASSERT_TRUE(pair.ok()) << pair.status().to_string();
+  EXPECT_EQ((*pair)[0].tensor().to_int64_vector(), (std::vector<int64_t>{4, 5}));
 }
 
 // External weights reach a device through the plan's copies, and the host side (the mapped
