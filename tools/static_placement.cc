@@ -2,27 +2,28 @@
 
 #include <map>
 #include <memory>
-#include <set>
 
 #include "ops/infer_graph.h"
 #include "providers/execution_provider.h"
+#include "session/graph_plan.h"
 #include "session/placement.h"
 
 namespace onyx::cli {
 namespace {
 
-// Stands in for a provider in choose_provider(), which reads only its name.
+// Stands in for a provider in a dry-run plan, which reads its name and device only.
 class StandInProvider final : public ExecutionProvider {
  public:
-  explicit StandInProvider(std::string name) : name_(std::move(name)) {}
+  StandInProvider(std::string name, Device device) : name_(std::move(name)), device_(device) {}
   std::string name() const override { return name_; }
-  Device device() const override { return Device{}; }
+  Device device() const override { return device_; }
   Status copy(const Tensor&, Tensor&) const override {
     return error(StatusCode::kInternal, "the stand-in for ", name_, " holds no memory");
   }
 
  private:
   std::string name_;
+  Device device_;
 };
 
 }  // namespace
@@ -33,22 +34,34 @@ Result<std::string> static_placement_report(const ir::Model& model, const std::s
   const ops::GraphTypes types = ops::infer_graph_types(model.graph, model.opsets);
   PlacementOptions options;
   options.types = &types.all;
-  options.providers = {std::make_shared<StandInProvider>(name)};
-  if (name != "CPU") options.providers.push_back(CpuProvider::shared());
+  options.dry_run = true;
+  if (name != "CPU")
+    options.providers = {std::make_shared<StandInProvider>(
+        name, Device{name == "CUDA" ? Device::Type::kCuda : Device::Type::kSimulated, 0})};
+  ONYX_ASSIGN_OR_RETURN(std::shared_ptr<GraphPlan> plan,
+                        GraphPlan::build(model.graph, model.opsets, nullptr, nullptr, nullptr, {}, &options));
   std::map<std::string, int> per_provider;
+  int copies = 0;
   std::string fallbacks;
-  for (const ir::Node& node : model.graph.nodes) {
-    const auto opset = model.opsets.find(node.domain);
-    const int64_t version = opset == model.opsets.end() ? 1 : opset->second;
-    ONYX_ASSIGN_OR_RETURN(NodeChoice choice, choose_provider(node, version, options.providers, options, {}));
-    const std::string where = options.providers[choice.provider]->name();
-    ++per_provider[where];
-    if (choice.provider > 0) fallbacks += "  on the CPU: " + node.label() + ": " + choice.reason + "\n";
+  for (const NodePlacement& p : plan->placement()) {
+    if (p.is_copy) {
+      ++copies;
+      continue;
+    }
+    ++per_provider[p.provider];
+    if (name != "CPU" && p.provider == "CPU") fallbacks += "  on the CPU: " + p.node + ": " + p.reason + "\n";
   }
   std::string out = "placement for " + name + " (from this build's kernels, no device needed): ";
   out += std::to_string(per_provider[name]) + " node(s) on " + name;
-  if (name != "CPU") out += ", " + std::to_string(per_provider["CPU"]) + " on the CPU";
-  return out + "\n" + fallbacks;
+  if (name == "CPU") return out + "\n";
+  out += ", " + std::to_string(per_provider["CPU"]) + " on the CPU, " + std::to_string(copies) + " copy step(s)\n" +
+         fallbacks;
+  const std::vector<std::string> blockers = plan->recording_blockers();
+  out += "recorded runs (CUDA graphs, every input bound on " + name + "): ";
+  if (blockers.empty()) return out + "possible\n";
+  out += "not possible:\n";
+  for (const std::string& why : blockers) out += "  " + why + "\n";
+  return out;
 }
 
 }  // namespace onyx::cli

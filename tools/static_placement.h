@@ -1,14 +1,12 @@
 // The placement a session would make for a model with one provider first and the CPU after it,
-// worked out from the kernels registered in this build (KernelDef::refuses with the statically
-// inferred types), without making the provider: `onyx optimize --for-provider cuda` answers
-// "would this model run wholly on the GPU?" on a machine that has none.
+// worked out without making the provider: `onyx optimize --for-provider cuda` answers "would
+// this model run wholly on the GPU, and could its runs be recorded as CUDA graphs?" on a
+// machine that has no GPU.
 //
-// It is the session's choose_provider() on every node of the main graph. What it cannot see:
-// outputs read inside If/Loop/Scan bodies (a session keeps those producers on the CPU), the
-// plan's rule that keeps integer arithmetic on host values on the CPU (shape chains; it needs
-// to know where each value lives), and types static inference leaves unknown (a kernel
-// accepts those and checks them at run). So it may count on the device a few shape-chain
-// nodes a session runs on the CPU, never the reverse.
+// It is the session's own planner (GraphPlan::build) in its dry-run mode over a stand-in for
+// the provider: the same kernels, refusals, host-arithmetic rule and copies, with no constant
+// uploaded and no kernel prepared. What it cannot see: types static inference leaves unknown
+// (a kernel accepts those and checks them at run).
 #pragma once
 #include <string>
 
@@ -17,8 +15,10 @@
 
 namespace onyx::cli {
 
-// "placement for CUDA ...: N nodes on CUDA, M on the CPU" and one line per node left on the
-// CPU with the provider's reason. INVALID_ARGUMENT for a provider this build does not have.
+// "placement for CUDA ...: N node(s) on CUDA, M on the CPU, K copy step(s)", one line per node
+// left on the CPU with the reason, and whether a run with every input bound on the device can
+// be recorded (session/run_capture.h), with what prevents it. INVALID_ARGUMENT for a provider
+// this build does not have.
 Result<std::string> static_placement_report(const ir::Model& model, const std::string& provider);
 
 }  // namespace onyx::cli

@@ -90,6 +90,10 @@ class GraphPlan {
   const ir::Graph& graph() const { return graph_; }
   // Where each step runs, in plan order, copy steps included.
   const std::vector<NodePlacement>& placement() const { return placement_; }
+  // Why a run with every input fed on the device and every output taken there could not be
+  // recorded (a CUDA graph, session/run_capture.h): inputs read on the host, and copies to
+  // the host before the outputs. Empty when it could.
+  std::vector<std::string> recording_blockers() const;
   // (node, Kernel::implementation()) for every step of this graph whose kernel names one.
   std::vector<std::pair<const ir::Node*, std::string>> implementations() const;
   // Initializers whose data the plan dropped because every reader packed its own copy in

@@ -31,6 +31,10 @@ struct PlacementOptions {
   bool strict = false;
   // Static types of values (for KernelDef::refuses); null: all unknown.
   const std::unordered_map<std::string, ir::TypeInfo>* types = nullptr;
+  // Plan the placement and the copies only: constants are not copied to devices and kernels
+  // are not prepared, so the providers need no device and the plan cannot run. For reports
+  // made without the device (onyx optimize --for-provider).
+  bool dry_run = false;
 };
 
 // Where one node runs and, when that is not the first provider asked for, why.

@@ -346,8 +346,9 @@ TEST(OptimizeCommand, WritesTheOptimisedGraphAndReportsIt) {
 }
 
 // --for-provider reports where each node of the optimised graph would run, from this build's
-// kernels and without the device: the small CNN wholly on CUDA, a Sign (no CUDA kernel) on
-// the CPU with the reason.
+// kernels and without the device: the small CNN wholly on CUDA and recordable as a CUDA graph,
+// a Sign (no CUDA kernel) on the CPU with the reason, reading its input on the host (not
+// recordable).
 TEST(OptimizeCommand, ForProviderReportsThePlacementWithoutTheDevice) {
   const fs::path dir = temp_dir("for_provider");
   const std::string cnn = (dir / "cnn.onnx").string(), sign = (dir / "sign.onnx").string(),
@@ -364,12 +365,15 @@ TEST(OptimizeCommand, ForProviderReportsThePlacementWithoutTheDevice) {
   text.clear();
 #if defined(ONYX_WITH_CUDA) && defined(ONYX_WITH_CUDNN)
   ASSERT_EQ(run_cli("optimize " + cnn + " -o " + out + " --for-provider cuda", &text), 0) << text;
-  EXPECT_NE(text.find("node(s) on CUDA, 0 on the CPU"), std::string::npos) << text;
+  EXPECT_NE(text.find("node(s) on CUDA, 0 on the CPU, 2 copy step(s)"), std::string::npos) << text;  // in, out
   EXPECT_NE(text.find("com.microsoft:FusedConv"), std::string::npos) << "fused for CUDA, which has FusedConv: " << text;
+  EXPECT_NE(text.find("recorded runs (CUDA graphs, every input bound on CUDA): possible"), std::string::npos) << text;
   text.clear();
   ASSERT_EQ(run_cli("optimize " + sign + " -o " + out + " --for-provider cuda", &text), 0) << text;
   EXPECT_NE(text.find("1 node(s) on CUDA, 1 on the CPU"), std::string::npos) << text;
   EXPECT_NE(text.find("(Sign): CUDA: no kernel for Sign"), std::string::npos) << text;
+  // the Sign reads the input on the host: a recorded run, with x bound on the GPU, cannot
+  EXPECT_NE(text.find("not possible:\n  input 'x' is read on the host"), std::string::npos) << text;
 #elif !defined(ONYX_WITH_CUDA)
   EXPECT_EQ(run_cli("optimize " + cnn + " -o " + out + " --for-provider cuda", &text), 2) << text;  // a usage error
   EXPECT_NE(text.find("'cuda' is not a provider of this build"), std::string::npos) << text;
