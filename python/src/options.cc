@@ -251,7 +251,9 @@ void register_options(py::module_& m) {
                  "the runs using these options before their next node, with a Fail error; clear it to run again. "
                  "only_execute_path_to_fetches: run only the nodes the requested outputs need. Run config entries: "
                  "'onyx.run.timeout_ms' limits a run's wall-clock time (a run past it fails with Fail); "
-                 "'memory.enable_memory_arena_shrinkage' = 'cpu:0' gives the arena's cached memory back after the run. "
+                 "'memory.enable_memory_arena_shrinkage' = 'cpu:0' (and/or 'gpu:0') gives the arenas' cached memory "
+                 "back after the run; 'gpu_graph_id' picks the CUDA graph of a run through an IOBinding "
+                 "(enable_cuda_graph; -1 runs without one). "
                  "logid names the run in its error messages; log_severity_level and log_verbosity_level are stored.")
       .def(py::init<>())
       .def_property(

@@ -65,6 +65,10 @@ class ExecutionProvider {
     (void)stream;
     return Status::Ok();
   }
+  // Gives the memory its allocator keeps cached between runs back to the device (after a run
+  // whose run config entry memory.enable_memory_arena_shrinkage names the GPU, "gpu:0", as in
+  // ONNX Runtime). Blocks in use, and those a recorded run holds, stay. Nothing by default.
+  virtual Status shrink_memory() { return Status::Ok(); }
   // A new tensor in this provider's memory (allocator()) holding a copy of `src` (on the host or
   // this provider's device).
   Result<Tensor> copy_to_own_memory(const Tensor& src);

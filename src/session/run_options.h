@@ -33,9 +33,13 @@ struct RunOptions {
   bool only_execute_path_to_fetches = false;
   // After this run, give the memory its arena keeps for later runs back to the system
   // (ORT's run config memory.enable_memory_arena_shrinkage).
-  bool shrink_arena = false;
+  bool shrink_arena = false;  // the device providers' caches: config entry memory.enable_memory_arena_shrinkage = "gpu:0"
   std::string tag;                            // names the run in its error messages
-  std::map<std::string, std::string> config;  // run config entries, kept for the caller
+  // Run config entries. Read by onyx: gpu_graph_id (session/run_capture.h),
+  // disable_synchronize_execution_providers (io_binding.h) and
+  // memory.enable_memory_arena_shrinkage naming "gpu" (device providers' caches trimmed after
+  // the run); the others are kept for the caller.
+  std::map<std::string, std::string> config;
 };
 
 }  // namespace onyx

@@ -429,6 +429,14 @@ Result<std::vector<Value>> Session::execute(std::vector<Value> inputs, const std
     return r;
   }();
   if (options.shrink_arena) arena.get()->trim();
+  if (auto shrink = options.config.find("memory.enable_memory_arena_shrinkage");
+      shrink != options.config.end() &&
+      (shrink->second.find("gpu") != std::string::npos || shrink->second.find("cuda") != std::string::npos)) {
+    for (const auto& provider : providers_) {
+      if (provider->device().is_cpu()) continue;
+      if (Status st = provider->shrink_memory(); !st.ok() && result.ok()) result = std::move(st);
+    }
+  }
   if (!result.ok()) {
     Status st = result.take_status();
     return options.tag.empty() ? st : std::move(st).with_context("in run '" + options.tag + "'");

@@ -83,6 +83,11 @@ class QsimProvider final : public ExecutionProvider {
     return Status::Ok();
   }
   bool captures_runs() const override { return record_; }
+  Status shrink_memory() override {
+    ++shrinks;
+    return Status::Ok();
+  }
+  int shrinks = 0;
   Status begin_capture() override {
     std::lock_guard<std::mutex> lock(mu_);
     if (recording_) return error(StatusCode::kInternal, "recording twice");
@@ -404,6 +409,19 @@ TEST(DeviceFeeds, AFeedOnADeviceTheSessionDoesNotUseIsRefused) {
   EXPECT_EQ(out.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(out.status().message().find("input 'x' is on simulated:1, which no provider of this session uses"),
             std::string::npos) << out.status().to_string();
+}
+
+TEST(DeviceFeeds, ADeviceArenaShrinksAfterARunThatAsksForIt) {
+  auto s = sigmoid_of_input(true);
+  ASSERT_TRUE(s);
+  DeviceInput x;
+  RunOptions cpu_only, gpu;
+  cpu_only.config["memory.enable_memory_arena_shrinkage"] = "cpu:0";
+  gpu.config["memory.enable_memory_arena_shrinkage"] = "cpu:0;gpu:0";
+  ASSERT_TRUE(s->run({{"x", Value(x.tensor())}}, {}, cpu_only).ok());
+  EXPECT_EQ(qsim(*s).shrinks, 0);
+  ASSERT_TRUE(s->run({{"x", Value(x.tensor())}}, {}, gpu).ok());
+  EXPECT_EQ(qsim(*s).shrinks, 1);
 }
 
 }  // namespace

@@ -161,6 +161,13 @@ Status CudaProvider::synchronize() const {
   return take_device_error();
 }
 
+Status CudaProvider::shrink_memory() {
+  ONYX_RETURN_IF_ERROR(activate());
+  ONYX_CUDA_RETURN_IF_ERROR(cudaStreamSynchronize(stream_));  // the cached blocks' last readers are done
+  arena_->trim();
+  return Status::Ok();
+}
+
 int CudaProvider::register_error_site(const std::string& what) const {
   std::lock_guard<std::mutex> lock(sites_mu_);
   error_sites_.push_back(what);

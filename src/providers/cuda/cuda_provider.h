@@ -62,6 +62,7 @@ class CudaProvider final : public ExecutionProvider {
   Status synchronize() const override;
   Status synchronize_device() const override;
   Status synchronize_foreign_stream(uintptr_t stream) const override;
+  Status shrink_memory() override;
   bool captures_runs() const override { return capture_runs_; }
   Status begin_capture() override;
   Result<std::unique_ptr<CapturedRun>> end_capture(bool keep) override;
