@@ -124,6 +124,10 @@ Status Session::run(IoBinding& binding, const RunOptions& options) const {
     ONYX_ASSIGN_OR_RETURN(int64_t graph_id, RunCaptures::graph_id(options));
     if (graph_id >= 0) return run_recorded(binding, options, graph_id);
   }
+  return run_unrecorded(binding, options);
+}
+
+Status Session::run_unrecorded(IoBinding& binding, const RunOptions& options) const {
   std::vector<Value> values;
   size_t copies = 0;
   {

@@ -102,15 +102,7 @@ Status Session::run_recorded(IoBinding& binding, const RunOptions& options, int6
   }
 
   if (g.stage == RunCaptures::Stage::kFirstRun) {  // plans and caches are made outside the recording
-    std::vector<Value> values;
-    size_t copies = 0;
-    {
-      std::shared_lock<std::shared_mutex> runs(runs_mu_);
-      ONYX_RETURN_IF_ERROR(run_bound(binding, options, values, copies));
-      ONYX_RETURN_IF_ERROR(synchronize_devices(options));
-    }
-    binding.values_ = std::move(values);
-    binding.copied_ = copies;
+    ONYX_RETURN_IF_ERROR(run_unrecorded(binding, options));
     g.stage = RunCaptures::Stage::kRecord;
     return Status::Ok();
   }

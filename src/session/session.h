@@ -247,6 +247,9 @@ class Session {
   // order, and how many had to be copied into their buffers.
   Status run_bound(const IoBinding& binding, const RunOptions& options, std::vector<Value>& values,
                    size_t& copies) const;
+  // run(IoBinding&) as it is without recording: run_bound, the wait for the devices, the
+  // binding's outputs set.
+  Status run_unrecorded(IoBinding& binding, const RunOptions& options) const;
   // run(IoBinding&) under graph id `id` >= 0 (session/run_capture.h).
   Status run_recorded(IoBinding& binding, const RunOptions& options, int64_t id) const;
   // Waits for the device providers unless the run config says not to
