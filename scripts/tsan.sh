@@ -2,7 +2,8 @@
 # ThreadSanitizer check of onyx's concurrency (issue #7): builds the unit tests with clang and
 # -fsanitize=thread into build-tsan (or $ONYX_TSAN_BUILD_DIR) and runs the tests that share
 # one session between threads: 8 threads x 1,000 mixed-shape runs, sessions created and
-# destroyed concurrently, terminate from another thread, IO bindings per thread.
+# destroyed concurrently, terminate from another thread, IO bindings per thread, recorded runs
+# replayed from several threads (a simulated device).
 #
 #   scripts/tsan.sh [GTEST_FILTER]
 #
@@ -13,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh --sanitizers
 build_dir=${ONYX_TSAN_BUILD_DIR:-build-tsan}
-filter=${1:-'Concurrency*:RunOptions*:IoBinding*:HostileModel.Loop*'}
+filter=${1:-'Concurrency*:RunOptions*:IoBinding*:HostileModel.Loop*:RecordedRun*'}
 cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
   -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" \
   -DONYX_TSAN=ON -DONYX_TESTS=ON -DONYX_PYTHON=OFF -DONYX_CUDA=OFF >/dev/null
