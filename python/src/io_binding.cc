@@ -101,7 +101,7 @@ class PyIoBinding {
       Status st;
       {
         py::gil_scoped_release release;
-        st = provider.synchronize_device();
+        st = provider.synchronize_default_stream();
       }
       check(st);
     }

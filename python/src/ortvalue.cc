@@ -207,7 +207,7 @@ PyOrtValue from_dlpack(py::object data, bool is_bool_tensor) {
     Status st;
     {
       py::gil_scoped_release release;
-      st = provider.synchronize_device();
+      st = provider.synchronize_default_stream();
     }
     if (!st.ok()) raise_status(st, Phase::kRun);
   }

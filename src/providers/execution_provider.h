@@ -57,7 +57,7 @@ class ExecutionProvider {
   // Waits for the device's default stream, where another library orders the work on memory
   // it hands over (DLPack producers asked for stream 1; PyTorch's default stream). The
   // provider's own synchronize() by default.
-  virtual Status synchronize_device() const { return synchronize(); }
+  virtual Status synchronize_default_stream() const { return synchronize(); }
   // Waits for another library's stream (a DLPack consumer's, as DLPack numbers them: 1 the
   // legacy default stream, 2 the per-thread one, else the stream's handle), so memory it was
   // reading can be reused. Nothing to wait for by default.

@@ -1,6 +1,7 @@
 #include "session/run_capture.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <shared_mutex>
 

@@ -184,7 +184,7 @@ Status CudaProvider::take_device_error() const {
                           "; the output was filled with zeros there)");
 }
 
-Status CudaProvider::synchronize_device() const {
+Status CudaProvider::synchronize_default_stream() const {
   ONYX_RETURN_IF_ERROR(activate());
   // The legacy default stream, not the whole device: a whole-device wait would break a run
   // another thread is recording on a stream of its own.

@@ -60,7 +60,7 @@ class CudaProvider final : public ExecutionProvider {
   Allocator* allocator() override;
   Status copy(const Tensor& src, Tensor& dst) const override;
   Status synchronize() const override;
-  Status synchronize_device() const override;
+  Status synchronize_default_stream() const override;
   Status synchronize_foreign_stream(uintptr_t stream) const override;
   Status shrink_memory() override;
   bool captures_runs() const override { return capture_runs_; }
