@@ -153,6 +153,8 @@ def main():
     ap.add_argument("--onyx", default=os.path.join(os.path.dirname(HERE), "build", "onyx"))
     ap.add_argument("--work", default=os.path.join(HERE, "work", "gpu"))
     ap.add_argument("--no-compile", action="store_true", help="skip torch.compile")
+    ap.add_argument("--budget-s", type=float, default=0,
+                    help="start no new model/dtype after this many seconds (0: no limit); the table says what was left")
     ap.add_argument("--table-out", help="append the markdown table (with date and command) to this file")
     a = ap.parse_args()
     if not torch.cuda.is_available():
@@ -163,65 +165,83 @@ def main():
     os.makedirs(a.work, exist_ok=True)
     device = torch.cuda.get_device_name(0)
     rows = []
+    failures = []  # (model, dtype, first words of the error): one failure skips that model and dtype only
+    started = time.monotonic()
     for name in [m for m in a.models.split(",") if m]:
         for dtype in [d for d in a.dtypes.split(",") if d]:
-            tdtype = torch.float16 if dtype == "fp16" else torch.float32
-            module, input_names, _ = build_module(name)  # afresh: .to() converts in place
-            gpu_module = module.to("cuda", dtype=tdtype)
-            compiled = None
-            if not a.no_compile:
-                try:
-                    compiled = torch.compile(gpu_module)
-                except Exception as e:  # noqa: BLE001 (reported in the table)
-                    compiled = e
-            model_path = onyx_model(a, name, dtype)
-            placement = run([a.onyx, "run", model_path, "--provider", "cuda", "--placement", "--random-inputs"])
-            m = re.search(r"placement:(.*?)copy steps", placement)
-            on_cpu = re.search(r"(\d+) nodes on CPU", placement)
-            for batch in [int(b) for b in a.batches.split(",") if b]:
-                feeds = make_inputs(name, input_names, batch, a.seq, tdtype)
-                inputs_dir = os.path.join(a.work, f"{name}_{dtype}_b{batch}")
-                os.makedirs(inputs_dir, exist_ok=True)
-                for k, v in feeds.items():
-                    np.save(os.path.join(inputs_dir, k + ".npy"), v)
-                args = [torch.from_numpy(feeds[k]).cuda() for k in input_names]
-                eager_ms, eager_out = time_torch(gpu_module, args, a.runs, a.warmup)
-                compile_ms = "n/a"
-                if isinstance(compiled, Exception):
-                    compile_ms = f"failed ({type(compiled).__name__})"
-                elif compiled is not None:
-                    try:
-                        compile_ms = f"{time_torch(compiled, args, a.runs, a.warmup)[0]:.2f}"
-                    except Exception as e:  # noqa: BLE001
-                        compile_ms = f"failed ({type(e).__name__})"
-                json_path = os.path.join(inputs_dir, "onyx.json")
-                run([a.onyx, "bench", model_path, "--provider", "cuda", "--device-io", "--runs", str(a.runs),
-                     "--warmup", str(a.warmup), "--inputs-dir", inputs_dir, "--json", json_path])
-                with open(json_path) as f:
-                    onyx_ms = json.load(f)["median_ms"]
-                graph_json = os.path.join(inputs_dir, "onyx_graph.json")
-                graph = subprocess.run([a.onyx, "bench", model_path, "--provider", "cuda", "--provider-option",
-                                        "enable_cuda_graph=1", "--device-io", "--runs", str(a.runs), "--warmup",
-                                        str(max(a.warmup, 2)), "--inputs-dir", inputs_dir, "--json", graph_json],
-                                       capture_output=True, text=True, timeout=1800)
-                if graph.returncode == 0:
-                    with open(graph_json) as f:
-                        graph_ms = f"{json.load(f)['median_ms']:.2f} ms"
-                else:  # the first line of onyx's reason, e.g. a Gather reading its indices on the host
-                    reason = (graph.stderr.strip() or graph.stdout.strip()).splitlines()
-                    graph_ms = "refused: " + (reason[0][:120] if reason else f"exit {graph.returncode}")
-                out_dir = os.path.join(inputs_dir, "outputs")
-                run([a.onyx, "run", model_path, "--provider", "cuda", "--inputs-dir", inputs_dir, "--outputs-dir", out_dir])
-                got = np.load(os.path.join(out_dir, "output_0.npy")).astype(np.float32)
-                want = first_output(eager_out)
-                diff = float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-12)) if got.shape == want.shape \
-                    else float("nan")
-                rows.append((name, dtype, batch, eager_ms, compile_ms, onyx_ms, onyx_ms / eager_ms,
-                             on_cpu.group(1) if on_cpu else "0", m.group(1).strip(" ,") if m else "?", diff, graph_ms))
-                print(f"{name} {dtype} b{batch}: eager {eager_ms:.2f} ms, compile {compile_ms}, onyx {onyx_ms:.2f} ms "
-                      f"({onyx_ms / eager_ms:.2f}x), CUDA graph {graph_ms}, CPU nodes {rows[-1][7]}, "
-                      f"max rel diff {diff:.2e}", flush=True)
+            if a.budget_s and time.monotonic() - started > a.budget_s:
+                failures.append((name, dtype, f"not run: past --budget-s {a.budget_s:g}"))
+                continue
+            try:
+                compare_one(a, name, dtype, rows)
+            except Exception as e:  # noqa: BLE001 (reported in the table)
+                failures.append((name, dtype, " ".join(str(e).split())[:300]))
+                print(f"{name} {dtype}: FAILED: {e}", flush=True)
+    write_table(a, device, rows, failures)
 
+
+def compare_one(a, name, dtype, rows):
+    """Times and checks one model in one dtype at every batch; appends a row per batch."""
+    tdtype = torch.float16 if dtype == "fp16" else torch.float32
+    module, input_names, _ = build_module(name)  # afresh: .to() converts in place
+    gpu_module = module.to("cuda", dtype=tdtype)
+    compiled = None
+    if not a.no_compile:
+        try:
+            compiled = torch.compile(gpu_module)
+        except Exception as e:  # noqa: BLE001 (reported in the table)
+            compiled = e
+    model_path = onyx_model(a, name, dtype)
+    placement = run([a.onyx, "run", model_path, "--provider", "cuda", "--placement", "--random-inputs"])
+    m = re.search(r"placement:(.*?)copy steps", placement)
+    on_cpu = re.search(r"(\d+) nodes on CPU", placement)
+    for batch in [int(b) for b in a.batches.split(",") if b]:
+        feeds = make_inputs(name, input_names, batch, a.seq, tdtype)
+        inputs_dir = os.path.join(a.work, f"{name}_{dtype}_b{batch}")
+        os.makedirs(inputs_dir, exist_ok=True)
+        for k, v in feeds.items():
+            np.save(os.path.join(inputs_dir, k + ".npy"), v)
+        args = [torch.from_numpy(feeds[k]).cuda() for k in input_names]
+        eager_ms, eager_out = time_torch(gpu_module, args, a.runs, a.warmup)
+        compile_ms = "n/a"
+        if isinstance(compiled, Exception):
+            compile_ms = f"failed ({type(compiled).__name__})"
+        elif compiled is not None:
+            try:
+                compile_ms = f"{time_torch(compiled, args, a.runs, a.warmup)[0]:.2f}"
+            except Exception as e:  # noqa: BLE001
+                compile_ms = f"failed ({type(e).__name__})"
+        json_path = os.path.join(inputs_dir, "onyx.json")
+        run([a.onyx, "bench", model_path, "--provider", "cuda", "--device-io", "--runs", str(a.runs),
+             "--warmup", str(a.warmup), "--inputs-dir", inputs_dir, "--json", json_path])
+        with open(json_path) as f:
+            onyx_ms = json.load(f)["median_ms"]
+        graph_json = os.path.join(inputs_dir, "onyx_graph.json")
+        graph = subprocess.run([a.onyx, "bench", model_path, "--provider", "cuda", "--provider-option",
+                                "enable_cuda_graph=1", "--device-io", "--runs", str(a.runs), "--warmup",
+                                str(max(a.warmup, 2)), "--inputs-dir", inputs_dir, "--json", graph_json],
+                               capture_output=True, text=True, timeout=1800)
+        if graph.returncode == 0:
+            with open(graph_json) as f:
+                graph_ms = f"{json.load(f)['median_ms']:.2f} ms"
+        else:  # the first line of onyx's reason, e.g. a Gather reading its indices on the host
+            reason = (graph.stderr.strip() or graph.stdout.strip()).splitlines()
+            graph_ms = "refused: " + (reason[0][:120] if reason else f"exit {graph.returncode}")
+        out_dir = os.path.join(inputs_dir, "outputs")
+        run([a.onyx, "run", model_path, "--provider", "cuda", "--inputs-dir", inputs_dir, "--outputs-dir", out_dir])
+        got = np.load(os.path.join(out_dir, "output_0.npy")).astype(np.float32)
+        want = first_output(eager_out)
+        diff = float(np.abs(got - want).max() / max(np.abs(want).max(), 1e-12)) if got.shape == want.shape \
+            else float("nan")
+        rows.append((name, dtype, batch, eager_ms, compile_ms, onyx_ms, onyx_ms / eager_ms,
+                     on_cpu.group(1) if on_cpu else "0", m.group(1).strip(" ,") if m else "?", diff, graph_ms))
+        print(f"{name} {dtype} b{batch}: eager {eager_ms:.2f} ms, compile {compile_ms}, onyx {onyx_ms:.2f} ms "
+              f"({onyx_ms / eager_ms:.2f}x), CUDA graph {graph_ms}, CPU nodes {rows[-1][7]}, "
+              f"max rel diff {diff:.2e}", flush=True)
+
+
+
+def write_table(a, device, rows, failures):
     header = ("| model | dtype | batch | PyTorch eager | torch.compile | onyx CUDA | onyx / eager | onyx CUDA graph "
               "| nodes on CPU | placement | max diff / max ref |\n"
               "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n")
@@ -229,7 +249,13 @@ def main():
         f"| {r[0]} | {r[1]} | {r[2]} | {r[3]:.2f} ms | {r[4]} | {r[5]:.2f} ms | {r[6]:.2f} | {r[10]} | {r[7]} | {r[8]} "
         f"| {r[9]:.1e} |\n"
         for r in rows)
-    rss = load_rss_rows(a, [m for m in a.models.split(",") if m])
+    if failures:
+        table += "\nFailed or not run: " + "; ".join(f"{n} {d}: {e}" for n, d, e in failures) + "\n"
+    try:
+        rss = load_rss_rows(a, [m for m in a.models.split(",") if m and any(r[0] == m for r in rows)])
+    except Exception as e:  # noqa: BLE001
+        print(f"load RSS: FAILED: {e}", flush=True)
+        rss = []
     table += ("\n| model | weights file | peak RSS, CUDA session | one-node CUDA session | above it | share of the weights |\n"
               "| --- | --- | --- | --- | --- | --- |\n") + "".join(
         f"| {r[0]} | {r[1]:.0f} MB | {r[2]:.0f} MB | {r[3]:.0f} MB | {r[4]:.0f} MB | {r[4] / r[1]:.2f} |\n" for r in rss)

@@ -15,6 +15,7 @@ already there is skipped unless --force. Needs torch + torchvision (bench/setup.
                      int64 input_ids [batch,sequence] -> logits [batch,sequence,50257]
 """
 import argparse
+import inspect
 import math
 import os
 import sys
@@ -323,8 +324,11 @@ def export(name, make, path):
     model.eval()
     tmp = path + ".tmp"
     with torch.no_grad():
+        # torch >= 2.9 exports through dynamo by default; the TorchScript exporter gives the graphs
+        # (and the fusion patterns) measured here with Debian's torch 1.13.
+        legacy = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
         torch.onnx.export(model, args, tmp, opset_version=OPSET, input_names=input_names,
-                          output_names=output_names, dynamic_axes=dynamic_axes, do_constant_folding=True)
+                          output_names=output_names, dynamic_axes=dynamic_axes, do_constant_folding=True, **legacy)
     os.replace(tmp, path)  # a killed export leaves no half-written model to be skipped next time
 
 

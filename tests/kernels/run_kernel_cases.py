@@ -87,6 +87,8 @@ def main():
     ap.add_argument("--timeout", type=int, default=120, help="seconds per onyx process")
     ap.add_argument("--verbose", action="store_true", help="print every verdict")
     ap.add_argument("--provider", help="run the pass cases with this execution provider first (cuda)")
+    ap.add_argument("--pregenerated", action="store_true",
+                    help="run the cases already in --work (made here earlier, e.g. carried to a GPU machine) without generating")
     ap.add_argument("generators", nargs="*", help="only these generators (e.g. nn for gen_nn.py)")
     args = ap.parse_args()
     onyx = os.path.abspath(args.onyx)
@@ -107,7 +109,7 @@ def main():
             sys.exit(f"unknown generators: {', '.join(sorted(unknown))} (have {', '.join(names)})")
         names = args.generators
     os.makedirs(args.work, exist_ok=True)
-    gen_errors = run_generators(args.work, names, args.jobs)
+    gen_errors = {} if args.pregenerated else run_generators(args.work, names, args.jobs)
     gen_time = time.monotonic() - start
 
     cases = []  # (generator, kind, folder)
