@@ -127,7 +127,9 @@ def load_rss_rows(a, names):
     graph = helper.make_graph([helper.make_node("Relu", ["x"], ["y"])], "one_relu",
                               [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4])],
                               [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4])])
-    onnx.save(helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]), tiny)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    model.ir_version = 8  # a newer onnx package writes its own (newer) IR version
+    onnx.save(model, tiny)
     baseline = peak_rss_mb(a, tiny, "one_relu")
     rows = []
     for name in names:
@@ -159,6 +161,9 @@ def main():
     a = ap.parse_args()
     if not torch.cuda.is_available():
         sys.exit("gpu_compare: PyTorch sees no CUDA device")
+    # float32 in float32, as onyx computes it: PyTorch would otherwise run its convolutions in TF32.
+    torch.backends.cudnn.allow_tf32 = False
+    torch.backends.cuda.matmul.allow_tf32 = False
     probe = subprocess.run([a.onyx, "providers", "--require", "cuda"], capture_output=True, text=True)
     if probe.returncode != 0:
         sys.exit(f"gpu_compare: onyx cannot run CUDA here:\n{probe.stdout}{probe.stderr}")

@@ -248,7 +248,7 @@ class GPT2LMHeadModel(nn.Module):
         self.lm_head.weight = self.wte.weight  # tied
 
     def forward(self, input_ids):
-        position_ids = torch.arange(0, input_ids.size(-1), dtype=torch.long).unsqueeze(0)
+        position_ids = torch.arange(0, input_ids.size(-1), dtype=torch.long, device=input_ids.device).unsqueeze(0)
         hidden_states = self.wte(input_ids) + self.wpe(position_ids)
         for block in self.h:
             hidden_states = block(hidden_states)

@@ -65,7 +65,6 @@ Result<int64_t> parse_count(const std::string& flag, const std::string& v, int64
 Result<BenchArgs> parse(const std::vector<std::string>& args) {
   BenchArgs r;
   r.feeds.random_inputs = true;  // whatever is not given is random
-  r.feeds.random_int_high = 2;   // 0/1: valid ids for any embedding table, and valid masks
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];
     auto next = [&]() -> Result<std::string> {

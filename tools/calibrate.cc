@@ -73,7 +73,6 @@ Result<std::vector<FeedSet>> feed_sets(const Session& session, const std::string
   for (int k = 0; k < random_sets; ++k) {
     FeedArgs f;
     f.random_inputs = true;
-    f.int_ranges_from_graph = true;
     f.seed = uint32_t(k + 1);
     ONYX_ASSIGN_OR_RETURN(FeedSet feeds, gather_feeds(session, f));
     sets.push_back(std::move(feeds));

@@ -44,7 +44,6 @@ Result<double> parse_number(const std::string& flag, const std::string& v) {
 Result<CompareArgs> parse(const std::vector<std::string>& args) {
   CompareArgs r;
   r.feeds.random_inputs = true;
-  r.feeds.int_ranges_from_graph = true;
   std::vector<std::string> models;
   for (size_t i = 0; i < args.size(); ++i) {
     const std::string& a = args[i];

@@ -21,10 +21,11 @@ struct FeedArgs {
   std::map<std::string, int64_t> random_dims;
   // Sizes for the first / second dim of random inputs when symbolic (0: not given).
   int64_t random_batch = 0, random_seq = 0;
-  // Random integers are drawn from [0, random_int_high).
-  int64_t random_int_high = 10;
-  // Random integers where the graph says what is valid instead (random_int_ranges).
-  bool int_ranges_from_graph = false;
+  // Random integers are drawn where the graph says what is valid (random_int_ranges), others
+  // from [0, random_int_high): 0 and 1 are valid indices for any axis of two or more, valid
+  // token types and valid masks. One rule for `run`, `bench`, `compare` and calibration.
+  int64_t random_int_high = 2;
+  bool int_ranges_from_graph = true;
   // Seeds the random values (the same seed gives the same feeds).
   uint32_t seed = 0;
 };

@@ -1,8 +1,9 @@
 // com.microsoft MultiHeadAttention on CUDA, the separate Q/K/V form the attention fusion emits,
 // float32 and float16 (float32 scores, softmax and sums):
-//   query [B, S, D], key [B, L, D], value [B, L, Dv] of one batch size B; bias [D + D + Dv]
-//   (optional, added to query, key and value); attention_bias (optional, additive, numpy-
-//   broadcast to [B, N, S, L]); no key_padding_mask and no past/present (refused at prepare).
+//   query [B, S, D], key [B, L, D], value [B, L, Dv]; bias [D + D + Dv] (optional, added to
+//   query, key and value); attention_bias (optional, additive, numpy-broadcast to [B, N, S, L]);
+//   no key_padding_mask and no past/present (refused at prepare). Batch dims of 1 broadcast, and
+//   a one-row query against a bias of S rows gives S rows, as on the CPU.
 //   num_heads N, scale (default 1/sqrt(D/N)), unidirectional (query row s sees keys
 //   l <= s + L - S; a row that sees none weighs every key alike, as the CPU kernel does).
 // Per batch item: one cuBLAS strided-batched product over the heads for the scores (heads are
@@ -25,17 +26,18 @@ __global__ void add_columns(const T* src, const T* bias, T* dst, int64_t n, int6
     dst[i] = T(float(src[i]) + float(bias[i % cols]));
 }
 
-// One block per row r of the scores [N, S, L] of batch item b: adds the attention bias
+// One block per row r of the probabilities [N, S, L] of batch item b, from the scores
+// [N, q_seq, L] (q_seq is S, or 1 for a query row shared by every row): adds the attention bias
 // (strides over [B, N, S, L], 0 where broadcast), masks the keys a causal row cannot see and
-// writes softmax(row) to `probs` (may alias `scores` when T is float).
+// writes softmax(row) to `probs` (may alias `scores` when T is float and q_seq == S).
 template <typename T>
 __global__ void softmax_rows(const float* scores, T* probs, const T* attn_bias, int64_t b, int64_t heads,
-                             int64_t seq, int64_t len, bool causal, int64_t sb0, int64_t sb1, int64_t sb2,
-                             int64_t sb3) {
+                             int64_t seq, int64_t q_seq, int64_t len, bool causal, int64_t sb0, int64_t sb1,
+                             int64_t sb2, int64_t sb3) {
   __shared__ float scratch[32];
   for (int64_t r = blockIdx.x; r < heads * seq; r += gridDim.x) {
     const int64_t n = r / seq, s = r % seq;
-    const float* row = scores + r * len;
+    const float* row = scores + (n * q_seq + (q_seq == seq ? s : 0)) * len;
     T* out = probs + r * len;
     int64_t visible = len;
     if (causal) {
@@ -90,19 +92,22 @@ class CudaMultiHeadAttention final : public CudaKernel {
         return invalid_argument("MultiHeadAttention: ", t->describe(), " does not have the query's type ",
                                 data_type_name(q.dtype()));
     ONYX_ASSIGN_OR_RETURN(const MultiHeadAttentionDims dims, multi_head_attention_dims(q, k, v, bias, attrs_));
-    const int64_t batch = q.dim(0), seq = q.dim(1), d = dims.d, len = dims.len, dv = dims.dv;
-    if (k.dim(0) != batch || v.dim(0) != batch)
-      return not_implemented("CUDA MultiHeadAttention: query, key and value of one batch size; got ", q.describe(),
-                             ", ", k.describe(), ", ", v.describe());
-    const Shape scores_shape = {batch, heads_, seq, len};
-    std::vector<int64_t> bstride(4, 0);
-    if (attn_bias) {
-      ONYX_ASSIGN_OR_RETURN(Shape joint, broadcast_shapes({attn_bias->shape(), scores_shape}));
-      if (joint != scores_shape)
-        return invalid_argument("MultiHeadAttention: attention_bias ", attn_bias->describe(), " does not broadcast to [",
-                                batch, ", ", heads_, ", ", seq, ", ", len, "]");
-      bstride = broadcast_strides(attn_bias->shape(), scores_shape);
-    }
+    const int64_t d = dims.d, len = dims.len, dv = dims.dv, q_seq = q.dim(1);
+    // Batch and query rows broadcast as the unfused MatMul and Add would (the CPU kernel's rule).
+    Shape bias_shape = attn_bias ? attn_bias->shape() : Shape{};
+    if (bias_shape.size() > 4)
+      return invalid_argument("MultiHeadAttention: attention_bias ", attn_bias->describe(), " has rank above 4");
+    bias_shape.insert(bias_shape.begin(), 4 - bias_shape.size(), 1);
+    auto batch_r = broadcast_shapes({{q.dim(0)}, {k.dim(0)}, {v.dim(0)}, {bias_shape[0]}});
+    auto seq_r = broadcast_shapes({{q_seq}, {bias_shape[2]}});
+    if (!batch_r.ok() || !seq_r.ok() || (bias_shape[1] != 1 && bias_shape[1] != heads_) ||
+        (bias_shape[3] != 1 && bias_shape[3] != len))
+      return invalid_argument("MultiHeadAttention: attention_bias ", attn_bias ? attn_bias->describe() : std::string("-"),
+                              ", query ", q.describe(), ", key ", k.describe(), " and value ", v.describe(),
+                              " do not broadcast to [batch, ", heads_, ", sequence, ", len, "]");
+    const int64_t batch = (*batch_r)[0], seq = (*seq_r)[0];
+    const std::vector<int64_t> bstride = broadcast_strides(bias_shape, {batch, heads_, seq, len});
+    auto batch_of = [&](const Tensor& t, int64_t b) { return t.dim(0) == 1 ? 0 : b; };
     const int64_t h = dims.head, hv = dims.head_v;
     if (seq > INT32_MAX || len > INT32_MAX || d > INT32_MAX || dv > INT32_MAX)
       return not_implemented("CUDA MultiHeadAttention: dims past 2^31");
@@ -131,10 +136,10 @@ class CudaMultiHeadAttention final : public CudaKernel {
     }
     // Scores of one batch item in float32; float16 probabilities beside them.
     const bool half = q.dtype() == DataType::kFloat16;
-    ONYX_ASSIGN_OR_RETURN(Tensor scores, ctx.allocate_scratch(DataType::kFloat, {heads_, seq, len}));
+    ONYX_ASSIGN_OR_RETURN(Tensor scores, ctx.allocate_scratch(DataType::kFloat, {heads_, q_seq, len}));
     Tensor probs = scores;
-    if (half) {
-      ONYX_ASSIGN_OR_RETURN(probs, ctx.allocate_scratch(DataType::kFloat16, {heads_, seq, len}));
+    if (half || q_seq != seq) {
+      ONYX_ASSIGN_OR_RETURN(probs, ctx.allocate_scratch(q.dtype(), {heads_, seq, len}));
     }
     const cudaDataType_t type = half ? CUDA_R_16F : CUDA_R_32F;
     const float zero = 0.f, one = 1.f;
@@ -142,25 +147,25 @@ class CudaMultiHeadAttention final : public CudaKernel {
     const int threads = len >= 512 ? 256 : 128;
     auto lock = cuda().lock_blas();
     for (int64_t b = 0; b < batch; ++b) {
-      const char* qb = qp + size_t(b * seq * d) * item;
-      const char* kb = kp + size_t(b * len * d) * item;
-      const char* vb = vp + size_t(b * len * dv) * item;
+      const char* qb = qp + size_t(batch_of(q, b) * q_seq * d) * item;
+      const char* kb = kp + size_t(batch_of(k, b) * len * d) * item;
+      const char* vb = vp + size_t(batch_of(v, b) * len * dv) * item;
       char* yb = static_cast<char*>(y->raw_data()) + size_t(b * seq * dv) * item;
       // Column-major, per head n: scores_n^T [L, S] = K_n [L, h] Q_n^T [h, S]. Row-major K_n
       // read column-major is K_n^T (ld D), hence op T; Q_n likewise gives Q_n^T (ld D).
       ONYX_CUBLAS_RETURN_IF_ERROR(cublasGemmStridedBatchedEx(
-          cuda().cublas(), CUBLAS_OP_T, CUBLAS_OP_N, int(len), int(seq), int(h), &scale, kb, type, int(d), h, qb,
-          type, int(d), h, &zero, scores.raw_data(), CUDA_R_32F, int(len), seq * len, int(heads_), CUBLAS_COMPUTE_32F,
+          cuda().cublas(), CUBLAS_OP_T, CUBLAS_OP_N, int(len), int(q_seq), int(h), &scale, kb, type, int(d), h, qb,
+          type, int(d), h, &zero, scores.raw_data(), CUDA_R_32F, int(len), q_seq * len, int(heads_), CUBLAS_COMPUTE_32F,
           CUBLAS_GEMM_DEFAULT));
       if (half) {
         softmax_rows<<<rows_grid, threads, 0, stream()>>>(
             scores.data<float>(), static_cast<__half*>(probs.raw_data()),
-            attn_bias ? static_cast<const __half*>(attn_bias->raw_data()) : nullptr, b, heads_, seq, len, attrs_.causal,
+            attn_bias ? static_cast<const __half*>(attn_bias->raw_data()) : nullptr, b, heads_, seq, q_seq, len, attrs_.causal,
             bstride[0], bstride[1], bstride[2], bstride[3]);
       } else {
         softmax_rows<<<rows_grid, threads, 0, stream()>>>(scores.data<float>(), probs.data<float>(),
                                                           attn_bias ? attn_bias->data<float>() : nullptr, b, heads_,
-                                                          seq, len, attrs_.causal, bstride[0], bstride[1], bstride[2],
+                                                          seq, q_seq, len, attrs_.causal, bstride[0], bstride[1], bstride[2],
                                                           bstride[3]);
       }
       ONYX_RETURN_IF_ERROR(check_launch("MultiHeadAttention (softmax)"));
