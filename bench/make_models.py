@@ -150,8 +150,10 @@ class BertModel(nn.Module):
 
     def forward(self, input_ids, attention_mask, token_type_ids):
         # get_extended_attention_mask: [batch, 1, 1, seq], 0 where attended, finfo.min where masked.
-        extended = attention_mask[:, None, None, :].to(torch.float32)
-        extended = (1.0 - extended) * torch.finfo(torch.float32).min
+        # In the weights' dtype, as transformers does (float32 when exported; float16 after .half()).
+        dtype = self.embeddings.word_embeddings.weight.dtype
+        extended = attention_mask[:, None, None, :].to(dtype)
+        extended = (1.0 - extended) * torch.finfo(dtype).min
         hidden_states = self.embeddings(input_ids, token_type_ids)
         for layer in self.encoder:
             hidden_states = layer(hidden_states, extended)
