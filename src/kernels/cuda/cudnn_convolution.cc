@@ -137,12 +137,6 @@ Result<std::shared_ptr<const CudnnConvolution::Plan>> CudnnConvolution::plan_for
     bool found = false;
     for (int i = 0; i < returned && !found; ++i) {
       if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-      // float16: only the GEMM forms, which sum in float32; Winograd and FFT transform the
-      // float16 data in float16 (errors of ten units in the last place seen on an H200).
-      if (half && perf[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM &&
-          perf[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM &&
-          perf[i].algo != CUDNN_CONVOLUTION_FWD_ALGO_GEMM)
-        continue;
       size_t bytes = 0;
       if (cudnnGetConvolutionForwardWorkspaceSize(handle, plan->x_desc, plan->w_desc, plan->conv_desc, plan->y_desc,
                                                   perf[i].algo, &bytes) != CUDNN_STATUS_SUCCESS ||
