@@ -35,7 +35,7 @@ def node_medians(events, warmup_and_first):
 
 def onyx_events(trace):
     return [{"name": e["name"], "op": e["args"].get("op_name", "?"), "dur": e["dur"]}
-            for e in trace["traceEvents"] if e.get("cat") == "Node"]
+            for e in (trace if isinstance(trace, list) else trace["traceEvents"]) if e.get("cat") == "Node"]
 
 
 def ort_events(trace):

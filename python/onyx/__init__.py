@@ -29,6 +29,8 @@ from onyx.capi.onnxruntime_pybind11_state import (  # noqa: E402,F401
     RuntimeException,
     SessionOptions,
     __version__,
+    disable_telemetry_events,
+    enable_telemetry_events,
     get_all_providers,
     get_available_providers,
     get_build_info,

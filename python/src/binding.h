@@ -132,6 +132,11 @@ struct PyOrtValue {
   Value value;
 };
 
+// ONNX Runtime's OrtValueVector: the OrtValues a C-level run_with_ort_values returns, in order.
+struct PyOrtValueVector {
+  std::vector<PyOrtValue> values;
+};
+
 // The C-level session (onyx.capi.onnxruntime_pybind11_state.InferenceSession).
 class PySession {
  public:
@@ -143,7 +148,7 @@ class PySession {
             const std::vector<std::string>& disabled_optimizers = {});
   py::list run(py::object output_names, py::dict input_feed, py::object run_options) const;
   // As run, with OrtValue feeds and OrtValue results (no numpy conversion either way).
-  py::list run_with_ort_values(py::object output_names, py::dict input_feed, py::object run_options) const;
+  PyOrtValueVector run_with_ort_values(py::dict input_feed, py::object output_names, py::object run_options) const;
   py::list input_args(bool overridable) const;
   py::list output_args() const;
   py::dict modelmeta() const;
@@ -171,5 +176,7 @@ void register_options(py::module_& m);
 void register_session(py::module_& m);
 void register_ortvalue(py::module_& m);
 void register_io_binding(py::module_& m);
+// OrtValueVector, is_dlpack_uint8_tensor.
+void register_ortvalue_vector(py::module_& m);
 
 }  // namespace onyx::python

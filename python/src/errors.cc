@@ -38,7 +38,9 @@ void register_errors(py::module_& m) {
   for (const auto& e : kErrors) {
     // Named as ORT names them so that tracebacks and repr() read the same, under onyx.
     const std::string qualified = std::string("onyx.capi.onnxruntime_pybind11_state.") + e.class_name;
-    PyObject* cls = PyErr_NewException(qualified.c_str(), PyExc_Exception, nullptr);
+    // RuntimeError subclasses: `except Fail` works as with ONNX Runtime, and so does the
+    // `except RuntimeError` that ORT's own C++ exceptions need.
+    PyObject* cls = PyErr_NewException(qualified.c_str(), PyExc_RuntimeError, nullptr);
     if (!cls) throw py::error_already_set();
     g_classes[size_t(e.kind) - 1] = cls;
     m.attr(e.class_name) = py::handle(cls);

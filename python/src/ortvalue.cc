@@ -315,6 +315,13 @@ void register_ortvalue(py::module_& m) {
       .def("element_type", [](const PyOrtValue& v) {
         return int(v.value.is_sequence() ? v.value.sequence_elem_type() : tensor_of(v, "element_type").dtype());
       }, "The ONNX TensorProto data type number of the elements (1 float, 7 int64, ...).")
+      .def("tensor_size_in_bytes",
+           [](const PyOrtValue& v) { return tensor_of(v, "tensor_size_in_bytes").nbytes(); },
+           "The bytes the tensor's elements take (strings: their std::string objects).")
+      // ONNX Runtime's Python OrtValue wraps a C-level one (its `_ortvalue`, `_get_c_value()`);
+      // onyx's is both at once.
+      .def_property_readonly("_ortvalue", [](py::object self) { return self; })
+      .def("_get_c_value", [](py::object self) { return self; })
       .def("has_value", [](const PyOrtValue& v) { return !v.value.is_none(); })
       .def("is_tensor", [](const PyOrtValue& v) { return v.value.is_tensor(); })
       .def("is_sparse_tensor", [](const PyOrtValue&) { return false; })

@@ -116,8 +116,8 @@ py::list PySession::run(py::object output_names_obj, py::dict input_feed, py::ob
   return out;
 }
 
-py::list PySession::run_with_ort_values(py::object output_names_obj, py::dict input_feed,
-                                        py::object run_options) const {
+PyOrtValueVector PySession::run_with_ort_values(py::dict input_feed, py::object output_names_obj,
+                                                py::object run_options) const {
   std::vector<std::pair<std::string, Value>> feeds;
   feeds.reserve(input_feed.size());
   for (auto [key, value] : input_feed) {
@@ -128,8 +128,8 @@ py::list PySession::run_with_ort_values(py::object output_names_obj, py::dict in
                            py::str(py::type::of(value).attr("__name__")).cast<std::string>());
     feeds.emplace_back(std::move(name), value.cast<const PyOrtValue&>().value);
   }
-  py::list out;
-  for (Value& v : run_checked(feeds, output_names_obj, run_options)) out.append(py::cast(PyOrtValue{std::move(v)}));
+  PyOrtValueVector out;
+  for (Value& v : run_checked(feeds, output_names_obj, run_options)) out.values.push_back(PyOrtValue{std::move(v)});
   return out;
 }
 
@@ -192,8 +192,9 @@ void register_session(py::module_& m) {
                                return out;
                              })
       .def("run", &PySession::run, py::arg("output_names"), py::arg("input_feed"), py::arg("run_options") = py::none())
-      .def("run_with_ort_values", &PySession::run_with_ort_values, py::arg("output_names"),
-           py::arg("input_dict_ort_values"), py::arg("run_options") = py::none())
+      // ONNX Runtime's C-level order: feeds, then output names.
+      .def("run_with_ort_values", &PySession::run_with_ort_values, py::arg("input_dict_ort_values"),
+           py::arg("output_names"), py::arg("run_options") = py::none())
       .def_property_readonly("inputs_meta", [](const PySession& s) { return s.input_args(false); })
       .def_property_readonly("overridable_initializers", [](const PySession& s) { return s.input_args(true); })
       .def_property_readonly("outputs_meta", &PySession::output_args)

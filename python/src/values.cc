@@ -253,6 +253,15 @@ py::list shape_list(const ir::TypeInfo& type) {
 }
 
 Tensor tensor_from_numpy(py::handle obj, const std::string& name) {
+  // An OrtValue (as ONNX Runtime's add_initializer takes): its tensor, shared, not copied.
+  if (py::isinstance<PyOrtValue>(obj)) {
+    const Value& v = obj.cast<const PyOrtValue&>().value;
+    if (!v.is_tensor()) raise(OrtError::kInvalidArgument, "initializer '" + name + "': the OrtValue is not a tensor");
+    if (!v.tensor().device().is_cpu())
+      raise(OrtError::kInvalidArgument, "initializer '" + name + "': the OrtValue is on " +
+                                            v.tensor().device().to_string() + "; initializers are given on the host");
+    return v.tensor();
+  }
   return tensor_from_python(obj, DataType::kUndefined, name);
 }
 

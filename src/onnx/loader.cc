@@ -127,7 +127,8 @@ struct LiftedInitializers {
 
 class GraphConverter {
  public:
-  explicit GraphConverter(ExternalDataResolver* external) : external_(external) {}
+  GraphConverter(ExternalDataResolver* external, const std::set<std::string>* supplied)
+      : external_(external), supplied_(supplied) {}
 
   // `lifted`: only for the main graph, whose skeleton the loader parsed.
   Result<std::shared_ptr<ir::Graph>> convert(onnx::GraphProto& gp, int depth, const LiftedInitializers* lifted = nullptr) {
@@ -146,7 +147,10 @@ class GraphConverter {
         const LiftedRawData& span = lifted->spans[next_lifted++];
         bytes = LiftedBytes{lifted->file->data() + span.offset, span.size, lifted->file, lifted->location, span.offset};
       }
-      auto t = tensor_from_proto(tp, external_, &ref, is_lifted ? &bytes : nullptr);
+      const bool supplied = depth == 0 && supplied_ && supplied_->count(name) &&
+                            tp.data_location() == onnx::TensorProto::EXTERNAL;
+      auto t = supplied ? tensor_placeholder_from_proto(tp)
+                        : tensor_from_proto(tp, external_, &ref, is_lifted ? &bytes : nullptr);
       if (!t.ok()) return t.take_status().with_context("while loading initializer '" + name + "'");
       if (!g->initializers.emplace(name, std::move(t).value()).second)
         return invalid_model("graph '", gp.name(), "' defines initializer '", name, "' twice");
@@ -264,6 +268,7 @@ class GraphConverter {
   }
 
   ExternalDataResolver* external_;
+  const std::set<std::string>* supplied_;
   bool in_function_ = false;
 };
 
@@ -287,7 +292,7 @@ Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_di
   for (const auto& kv : mp.metadata_props()) m.metadata[kv.key()] = kv.value();
   if (!mp.has_graph()) return invalid_model("the model has no graph");
   ExternalDataResolver external(base_dir, options.files_in_memory);
-  GraphConverter converter(&external);
+  GraphConverter converter(&external, &options.supplied_initializers);
   ONYX_ASSIGN_OR_RETURN(auto graph, converter.convert(*mp.mutable_graph(), 0, lifted));
   m.graph = std::move(*graph);
   std::vector<ir::Function> functions;

@@ -7,6 +7,7 @@
 // range past the file's end is an INVALID_MODEL error.
 #pragma once
 #include <map>
+#include <set>
 #include <memory>
 #include <string>
 
@@ -22,6 +23,10 @@ struct LoadOptions {
   // finds its external data. Initializers view these bytes without a copy; the caller keeps
   // them alive and unchanged while the model (and every session made from it) lives.
   std::map<std::string, std::shared_ptr<Buffer>> files_in_memory;
+  // Main-graph initializers the caller supplies itself (session initializer overrides, ORT's
+  // add_external_initializers): their external data is not read (its file need not exist);
+  // they load as placeholders (tensor_placeholder_from_proto) that the session replaces.
+  std::set<std::string> supplied_initializers;
 };
 
 // Loads a model file. External data paths are resolved against the file's folder.

@@ -140,8 +140,16 @@ void fill_from_typed_fields(const onnx::TensorProto& p, Tensor& t) {
 
 }  // namespace
 
-Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* external, ir::ExternalDataRef* ref,
-                                 const LiftedBytes* lifted) {
+namespace {
+
+// The checked dtype and shape of a TensorProto, and its size in bytes.
+struct ProtoLayout {
+  DataType dtype;
+  Shape shape;
+  size_t nbytes;
+};
+
+Result<ProtoLayout> proto_layout(const onnx::TensorProto& p) {
   if (!is_valid_data_type(p.data_type()))
     return invalid_model("tensor '", p.name(), "' has unknown data type ", p.data_type());
   const DataType dtype = DataType(p.data_type());
@@ -153,7 +161,23 @@ Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* ext
   const size_t item = data_type_size(dtype);
   if (n > 0 && uint64_t(n) > (uint64_t(1) << 46) / item)
     return invalid_model("tensor '", p.name(), "' ", shape_to_string(shape), " is too large");
-  const size_t nbytes = size_t(n) * item;
+  return ProtoLayout{dtype, std::move(shape), size_t(n) * item};
+}
+
+}  // namespace
+
+Result<Tensor> tensor_placeholder_from_proto(const onnx::TensorProto& p) {
+  ONYX_ASSIGN_OR_RETURN(ProtoLayout layout, proto_layout(p));
+  return Tensor(layout.dtype, std::move(layout.shape), std::make_shared<Buffer>(nullptr, layout.nbytes, nullptr));
+}
+
+Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* external, ir::ExternalDataRef* ref,
+                                 const LiftedBytes* lifted) {
+  ONYX_ASSIGN_OR_RETURN(ProtoLayout layout, proto_layout(p));
+  const DataType dtype = layout.dtype;
+  Shape shape = std::move(layout.shape);
+  const size_t item = data_type_size(dtype);
+  const size_t nbytes = layout.nbytes;
 
   if (p.data_location() == onnx::TensorProto::EXTERNAL) {
     if (dtype == DataType::kString) return invalid_model("tensor '", p.name(), "': string tensors cannot use external data");
@@ -212,7 +236,7 @@ Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* ext
     return Tensor(dtype, std::move(shape), std::make_shared<Buffer>(data, nbytes, std::shared_ptr<void>(raw, data)));
   }
 
-  ONYX_RETURN_IF_ERROR(check_typed_field(p, dtype, shape, n));
+  ONYX_RETURN_IF_ERROR(check_typed_field(p, dtype, shape, shape_size(shape)));
   Tensor t(dtype, std::move(shape));
   fill_from_typed_fields(p, t);
   return t;

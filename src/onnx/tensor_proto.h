@@ -48,6 +48,11 @@ struct LiftedBytes {
 Result<Tensor> tensor_from_proto(onnx::TensorProto& proto, ExternalDataResolver* external,
                                  ir::ExternalDataRef* ref = nullptr, const LiftedBytes* lifted = nullptr);
 // Converts a SparseTensorProto into a dense tensor.
+// A tensor of the TensorProto's dtype and shape whose data is not there (a null buffer of the
+// right size): a stand-in for an external initializer the caller supplies instead, replaced
+// before anything reads it.
+Result<Tensor> tensor_placeholder_from_proto(const onnx::TensorProto& proto);
+
 Result<Tensor> tensor_from_sparse_proto(onnx::SparseTensorProto& proto, ExternalDataResolver* external);
 // Writes a tensor as a TensorProto (raw_data for numbers, string_data for strings).
 void tensor_to_proto(const Tensor& tensor, const std::string& name, onnx::TensorProto* proto);

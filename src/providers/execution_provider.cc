@@ -67,8 +67,23 @@ ProviderRegistry& ProviderRegistry::global() {
   return registry;
 }
 
-void ProviderRegistry::add(const std::string& name, const std::string& ort_name, Factory factory) {
-  entries_.push_back(Entry{name, ort_name, std::move(factory)});
+void ProviderRegistry::add(const std::string& name, const std::string& ort_name, Factory factory, Probe probe) {
+  entries_.push_back(Entry{name, ort_name, std::move(factory), std::move(probe)});
+}
+
+Status ProviderRegistry::available(const std::string& name) const {
+  const std::string canon = canonical(name);
+  for (const Entry& e : entries_)
+    if (e.name == canon) return e.probe ? e.probe() : Status::Ok();
+  return not_implemented("execution provider '", name, "' is not part of this build of onyx");
+}
+
+std::vector<std::string> ProviderRegistry::available_ort_names() const {
+  std::vector<std::string> out;
+  for (const Entry& e : entries_)
+    if (e.name != "CPU" && available(e.name).ok()) out.push_back(e.ort_name);
+  out.push_back("CPUExecutionProvider");
+  return out;
 }
 
 std::string ProviderRegistry::canonical(const std::string& name) const {

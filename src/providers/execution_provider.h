@@ -46,6 +46,9 @@ class ExecutionProvider {
   virtual Device device() const = 0;
   // What it is, for reports ("CUDA device 0: NVIDIA H100, compute 9.0, 80 GB").
   virtual std::string description() const { return name(); }
+  // Options the caller gave that this provider accepts (ONNX Runtime takes them) but does not
+  // act on, as "key=value"; the session reports them in one warning.
+  virtual std::vector<std::string> options_not_acted_on() const { return {}; }
   // The memory its kernels' outputs and scratch come from, shared by all runs (thread-safe),
   // or null for the CPU, whose kernels use the run's arena.
   virtual Allocator* allocator() { return nullptr; }
@@ -106,11 +109,22 @@ Status check_copy_pair(const Tensor& src, const Tensor& dst);
 class ProviderRegistry {
  public:
   using Factory = std::function<Result<std::shared_ptr<ExecutionProvider>>(const ProviderOptions&)>;
+  // Whether the provider can run on this machine (a device and a driver are there), without
+  // making one: OK, or an error saying why not. Cheap enough to call per session.
+  using Probe = std::function<Status()>;
   static ProviderRegistry& global();
 
   // Registers a provider under `name` ("CUDA"); ONNX Runtime's name for it ("CUDAExecutionProvider")
-  // is accepted as well. Called from static initialisers of the provider's own files.
-  void add(const std::string& name, const std::string& ort_name, Factory factory);
+  // is accepted as well. Called from static initialisers of the provider's own files. No probe:
+  // the provider runs wherever the build does (the CPU).
+  void add(const std::string& name, const std::string& ort_name, Factory factory, Probe probe = nullptr);
+  // OK when the provider `name` (either spelling) is in this build and can run here;
+  // NOT_IMPLEMENTED when the build lacks it; its probe's error (saying why) otherwise.
+  Status available(const std::string& name) const;
+  // ONNX Runtime's names of the providers of this build that can run here, CPU last: what
+  // onnxruntime.get_available_providers() lists (a CUDA build on a machine without a usable
+  // GPU lists the CPU only).
+  std::vector<std::string> available_ort_names() const;
   // The canonical name for `name` (either spelling, case-insensitive), or "" when no provider
   // of this build has it.
   std::string canonical(const std::string& name) const;
@@ -119,7 +133,8 @@ class ProviderRegistry {
   Result<std::shared_ptr<ExecutionProvider>> create(const std::string& name, const ProviderOptions& options) const;
   // The providers of this build, CPU last (whether or not a device is present).
   std::vector<std::string> names() const;
-  // ONNX Runtime's names for them ("CUDAExecutionProvider", "CPUExecutionProvider").
+  // ONNX Runtime's names for them ("CUDAExecutionProvider", "CPUExecutionProvider"), whether
+  // or not they can run here.
   std::vector<std::string> ort_names() const;
   // ONNX Runtime's name for the provider `name` (either spelling); `name` when unknown.
   std::string ort_name(const std::string& name) const;
@@ -128,13 +143,15 @@ class ProviderRegistry {
   struct Entry {
     std::string name, ort_name;
     Factory factory;
+    Probe probe;
   };
   std::vector<Entry> entries_;
 };
 
 struct ProviderRegistrar {
-  ProviderRegistrar(const std::string& name, const std::string& ort_name, ProviderRegistry::Factory factory) {
-    ProviderRegistry::global().add(name, ort_name, std::move(factory));
+  ProviderRegistrar(const std::string& name, const std::string& ort_name, ProviderRegistry::Factory factory,
+                    ProviderRegistry::Probe probe = nullptr) {
+    ProviderRegistry::global().add(name, ort_name, std::move(factory), std::move(probe));
   }
 };
 

@@ -98,14 +98,16 @@ Result<std::string> Profiler::end() {
   std::lock_guard<std::mutex> lock(mutex_);
   if (!active_.exchange(false)) return file_;
   const int pid = int(::getpid());
-  std::string out = "{\"traceEvents\":[\n";
-  out += "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":" + std::to_string(pid) + ",\"args\":{\"name\":\"onyx\"}}";
-  for (const ProfileEvent& e : events_) {
-    out += ",\n{\"name\":" + json::quote(e.name) + ",\"cat\":\"" + e.category + "\",\"ph\":\"X\",\"ts\":" +
-           fixed3(e.start_us) + ",\"dur\":" + fixed3(e.duration_us) + ",\"pid\":" + std::to_string(pid) +
-           ",\"tid\":" + std::to_string(e.thread) + ",\"args\":{" + e.args + "}}";
+  // ONNX Runtime's form: a top-level JSON array, one complete ("X") event per line, so that
+  // scripts iterate it (`for e in json.load(f)`) and Chrome's trace viewer reads it as is.
+  std::string out = "[\n";
+  for (size_t i = 0; i < events_.size(); ++i) {
+    const ProfileEvent& e = events_[i];
+    out += std::string("{\"cat\":\"") + e.category + "\",\"pid\":" + std::to_string(pid) + ",\"tid\":" + std::to_string(e.thread) +
+           ",\"dur\":" + fixed3(e.duration_us) + ",\"ts\":" + fixed3(e.start_us) + ",\"ph\":\"X\",\"name\":" +
+           json::quote(e.name) + ",\"args\":{" + e.args + "}}" + (i + 1 < events_.size() ? ",\n" : "\n");
   }
-  out += "\n],\"displayTimeUnit\":\"ms\"}\n";
+  out += "]\n";
   events_.clear();
   events_.shrink_to_fit();
   std::ofstream f(file_, std::ios::binary | std::ios::trunc);

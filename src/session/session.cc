@@ -39,6 +39,7 @@ namespace {
 onnx_format::LoadOptions load_options(const SessionOptions& options) {
   onnx_format::LoadOptions load;
   load.files_in_memory = options.external_data_files_in_memory;
+  for (const auto& override_ : options.initializer_overrides) load.supplied_initializers.insert(override_.first);
   return load;
 }
 
@@ -83,10 +84,31 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
 
   // Providers first: one that cannot run here fails before any work, and the optimiser needs
   // to know the preferred one (optimizer::ProviderTarget).
+  // The list is a priority list: a provider of this build that cannot run here (no device,
+  // no driver) is left out with a warning saying why, and the providers after it (the CPU at
+  // least) take its nodes; with disable_cpu_fallback that is an error instead.
   PlacementOptions placement;
+  const ProviderRegistry& registry = ProviderRegistry::global();
   for (const auto& [name, provider_options] : options.providers) {
-    ONYX_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> provider,
-                          ProviderRegistry::global().create(name, provider_options));
+    if (!registry.canonical(name).empty()) {
+      if (Status usable = registry.available(name); !usable.ok()) {
+        if (options.disable_cpu_fallback)
+          return std::move(usable).with_context("provider '" + name +
+                                                "' was asked for and the session allows no fallback "
+                                                "(session.disable_cpu_ep_fallback)");
+        log_message(LogLevel::kWarning, options.log_level,
+                    "provider '" + name + "' cannot run here, its nodes go to the providers listed after it: " +
+                        usable.message());
+        continue;
+      }
+    }
+    ONYX_ASSIGN_OR_RETURN(std::shared_ptr<ExecutionProvider> provider, registry.create(name, provider_options));
+    if (const auto ignored = provider->options_not_acted_on(); !ignored.empty()) {
+      std::string list;
+      for (const auto& o : ignored) list += (list.empty() ? "" : ", ") + o;
+      log_message(LogLevel::kWarning, options.log_level,
+                  "provider '" + name + "' accepts these ONNX Runtime options without acting on them: " + list);
+    }
     for (const auto& have : placement.providers)
       if (have->name() == provider->name()) return invalid_argument("provider '", name, "' is listed twice");
     placement.providers.push_back(std::move(provider));

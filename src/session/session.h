@@ -139,8 +139,9 @@ struct SessionOptions {
   // "gpu_mem_limit", ...; "CPU". Empty: the CPU only. Each node of the main graph goes to the
   // first provider whose kernel takes it, else to the CPU, with copies where values cross
   // devices; Session::placement() says which went where and why (session/placement.h). A
-  // provider this build lacks, or that cannot run here (no device, no driver), is an error at
-  // session creation, never a silent fallback to the CPU.
+  // provider this build lacks is an error at session creation; one that cannot run here (no
+  // device, no driver) is left out with a warning saying why, and the providers after it take
+  // its nodes (an error instead with disable_cpu_fallback).
   std::vector<std::pair<std::string, ProviderOptions>> providers;
   void append_provider(const std::string& name, ProviderOptions options = {}) {
     providers.emplace_back(name, std::move(options));

@@ -115,16 +115,30 @@ def test_providers(add_model):
     with pytest.warns(UserWarning, match="TensorrtExecutionProvider"):
         sess = onyx.InferenceSession(add_model, providers=["TensorrtExecutionProvider", "CPUExecutionProvider"])
     assert sess.get_providers() == ["CPUExecutionProvider"]
-    # CUDA where it cannot run is an error that says why, never a quiet CPU session.
-    try:
+    # A priority list: CUDA where it cannot run is left out with one warning saying why, and
+    # the CPU takes the model; with session.disable_cpu_ep_fallback = 1 it is an error instead.
+    x = np.arange(6, dtype=np.float32).reshape(2, 3)
+    if "CUDAExecutionProvider" in onyx.get_available_providers():
         sess = onyx.InferenceSession(add_model, providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
-    except Exception as e:  # noqa: BLE001 - the message is what is checked
-        assert "built without CUDA" in str(e) or "no CUDA device is usable" in str(e), str(e)
-    else:
         assert sess.get_providers() == ["CUDAExecutionProvider", "CPUExecutionProvider"]
-        x = np.arange(6, dtype=np.float32).reshape(2, 3)
-        (y,) = sess.run(None, {"x": x})
-        np.testing.assert_allclose(y, x + x)  # b, the initializer, holds the same values
+    else:
+        with pytest.warns(UserWarning, match="CUDAExecutionProvider' cannot run here") as caught:
+            sess = onyx.InferenceSession(add_model, providers=onyx.capi.onnxruntime_pybind11_state._built_providers())
+        assert len(caught) == 1
+        assert "built" in str(caught[0].message) or "no CUDA device is usable" in str(caught[0].message)
+        assert sess.get_providers() == ["CPUExecutionProvider"]
+        strict = onyx.SessionOptions()
+        strict.add_session_config_entry("session.disable_cpu_ep_fallback", "1")
+        with pytest.raises(RuntimeError, match="built without CUDA|no CUDA device is usable"):
+            onyx.InferenceSession(add_model, strict, providers=["CUDAExecutionProvider", "CPUExecutionProvider"])
+    (y,) = sess.run(None, {"x": x})
+    np.testing.assert_allclose(y, x + x)  # b, the initializer, holds the same values
+    # The most common idiom always makes a session.
+    sess = onyx.InferenceSession(add_model, providers=onyx.get_available_providers())
+    assert sess.get_providers()[-1] == "CPUExecutionProvider"
+    # A name no runtime has is refused, as ONNX Runtime does.
+    with pytest.raises(RuntimeError, match="Unknown Provider Type: NoSuchProvider"):
+        onyx.InferenceSession(add_model, providers=["NoSuchProvider"])
     sess = onyx.InferenceSession(add_model, providers=[("CPUExecutionProvider", {"arena_extend_strategy": 1})])
     assert sess.get_provider_options() == {"CPUExecutionProvider": {"arena_extend_strategy": "1"}}
     with pytest.raises(ValueError, match="same length"):
@@ -216,11 +230,18 @@ def test_run_options(add_model):
 
 
 def test_module_functions():
+    # Available: the providers that can run on this machine (onyx's choice; ORT lists its build's).
     available = onyx.get_available_providers()
+    built = onyx.capi.onnxruntime_pybind11_state._built_providers()
     assert available in (["CPUExecutionProvider"], ["CUDAExecutionProvider", "CPUExecutionProvider"])
+    assert set(available) <= set(built)
     assert "CPUExecutionProvider" in onyx.get_all_providers()
     assert "CUDAExecutionProvider" in onyx.get_all_providers()
-    assert onyx.get_device() == ("GPU" if "CUDAExecutionProvider" in available else "CPU")
+    # As ONNX Runtime's: what the build is for, whether or not a GPU is here.
+    assert onyx.get_device() == ("GPU" if "CUDAExecutionProvider" in built else "CPU")
+    assert "Build Info" in onyx.get_build_info()
+    onyx.disable_telemetry_events()
+    onyx.enable_telemetry_events()
     assert onyx.get_version_string() == onyx.__version__
     assert onyx.__version__.count(".") == 2
     onyx.set_default_logger_severity(3)

@@ -4,6 +4,7 @@
 // with the CPU provider.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 
@@ -37,15 +38,44 @@ TEST(CudaProvider, ABuildWithoutCudaSaysSo) {
 
 #else
 
-TEST(CudaProvider, AskingForItWithoutADeviceIsAClearError) {
+TEST(CudaProvider, WithoutADeviceItIsSkippedUnlessTheSessionAllowsNoFallback) {
   if (have_device()) GTEST_SKIP() << "a CUDA device is present";
+  // Not listed as available, and saying why.
+  const Status usable = ProviderRegistry::global().available("CUDAExecutionProvider");
+  EXPECT_EQ(usable.code(), StatusCode::kRuntimeError);
+  EXPECT_NE(usable.to_string().find("no CUDA device is usable here"), std::string::npos) << usable.to_string();
+  const auto names = ProviderRegistry::global().available_ort_names();  // the tests' simulated devices aside
+  EXPECT_EQ(std::count(names.begin(), names.end(), "CUDAExecutionProvider"), 0);
+  EXPECT_EQ(names.back(), "CPUExecutionProvider");
+  // A priority list: CUDA is left out and the CPU takes the model.
   ModelBuilder b = relu_model();
   SessionOptions o;
   o.append_provider("CUDA");
   Status failure;
+  auto session = load(b, o, &failure);
+  ASSERT_TRUE(session) << failure.to_string();
+  EXPECT_EQ(session->provider_names(), std::vector<std::string>{"CPU"});
+  // Strict: an error naming the reason.
+  o.disable_cpu_fallback = true;
   EXPECT_FALSE(load(b, o, &failure));
   EXPECT_EQ(failure.code(), StatusCode::kRuntimeError);
   EXPECT_NE(failure.to_string().find("no CUDA device is usable here"), std::string::npos) << failure.to_string();
+  EXPECT_NE(failure.to_string().find("disable_cpu_ep_fallback"), std::string::npos) << failure.to_string();
+}
+
+TEST(CudaProvider, OnnxRuntimeOptionsItDoesNotActOnAreAccepted) {
+  const ProviderOptions ort_options = {{"cudnn_conv_algo_search", "EXHAUSTIVE"},
+                                       {"do_copy_in_default_stream", "1"},
+                                       {"arena_extend_strategy", "kSameAsRequested"},
+                                       {"cudnn_conv_use_max_workspace", "1"}};
+  auto made = ProviderRegistry::global().create("CUDA", ort_options);
+  if (!have_device()) {  // refused for the device, not for the options
+    ASSERT_FALSE(made.ok());
+    EXPECT_EQ(made.status().code(), StatusCode::kRuntimeError) << made.status().to_string();
+    return;
+  }
+  ASSERT_TRUE(made.ok()) << made.status().to_string();
+  EXPECT_EQ((*made)->options_not_acted_on().size(), 4u);
 }
 
 TEST(CudaProvider, BadOptionsAreRefusedByName) {

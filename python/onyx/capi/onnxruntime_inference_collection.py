@@ -1,6 +1,8 @@
 """InferenceSession, NodeArg and ModelMetadata with onnxruntime's signatures and behaviour."""
 import collections
+import json
 import os
+import threading
 import warnings
 
 from onyx.capi import onnxruntime_pybind11_state as C
@@ -50,6 +52,10 @@ def check_and_normalize_provider_args(providers, provider_options, available_pro
         if provider_options is not None:
             raise ValueError("'provider_options' requires 'providers' to be set.")
         return [], []
+    if not isinstance(providers, (list, tuple)):
+        raise ValueError("'providers' should be a list or tuple of provider names or (name, options) pairs.")
+    if provider_options is not None and not isinstance(provider_options, (list, tuple)):
+        raise ValueError("'provider_options' should be a list or tuple of dicts.")
     by_name = collections.OrderedDict()
 
     def add(name, options):
@@ -81,6 +87,33 @@ def check_and_normalize_provider_args(providers, provider_options, available_pro
     return list(by_name.keys()), list(by_name.values())
 
 
+def _options_from_ort_config(options, text):
+    """A copy of `options` with the "session_options" of ONNX Runtime's ort_config metadata
+    (JSON: {"session_options": {"intra_op_num_threads": 2, "graph_optimization_level": 99,
+    ...}}) applied; keys onyx has no option for warn."""
+    import copy
+
+    try:
+        config = json.loads(text).get("session_options", {})
+    except (ValueError, AttributeError) as e:
+        raise C.InvalidGraph(f"the model's ort_config metadata is not ONNX Runtime's JSON: {e}") from None
+    out = copy.copy(options)
+    enums = {"graph_optimization_level": C.GraphOptimizationLevel, "execution_mode": C.ExecutionMode,
+             "execution_order": C.ExecutionOrder}
+    for key, value in config.items():
+        if key in enums:
+            matches = [m for m in enums[key].__members__.values() if int(m) == int(value)]
+            if not matches:
+                raise C.InvalidGraph(f"ort_config: {key} = {value!r} is not one of ONNX Runtime's values")
+            setattr(out, key, matches[0])
+        elif hasattr(out, key) and not key.startswith("_") and not callable(getattr(out, key)):
+            current = getattr(out, key)
+            setattr(out, key, type(current)(value) if isinstance(current, (bool, int, float, str)) else value)
+        else:
+            warnings.warn(f"ort_config: session option '{key}' is not one onyx has; ignored")
+    return out
+
+
 class InferenceSession:
     """Loads an ONNX model (a path or the serialized bytes) and runs it, as
     onnxruntime.InferenceSession. `providers` in priority order: 'CUDAExecutionProvider'
@@ -91,7 +124,8 @@ class InferenceSession:
     def __init__(self, path_or_bytes, sess_options=None, providers=None, provider_options=None, **kwargs):
         # kwargs as ORT reads them: disabled_optimizers (an iterable of pass names, onyx's
         # "gelu_fusion" or ORT's "GeluFusion"; a name no pass has raises), and
-        # read_config_from_model (accepted; onyx reads no session config from models).
+        # read_config_from_model (or the environment's ORT_LOAD_CONFIG_FROM_MODEL=1): session
+        # options from the model's "ort_config" metadata (ORT's JSON) override the caller's.
         if isinstance(path_or_bytes, (str, os.PathLike)):
             self._model_path = os.fspath(path_or_bytes)
             self._model_bytes = None
@@ -106,20 +140,49 @@ class InferenceSession:
         disabled = kwargs.get("disabled_optimizers") or []
         self._disabled_optimizers = sorted([disabled] if isinstance(disabled, str) else disabled)
         self._enable_fallback = True
+        self._read_config_from_model = bool(kwargs.get("read_config_from_model",
+                                                       os.environ.get("ORT_LOAD_CONFIG_FROM_MODEL") == "1"))
         self._create_inference_session(providers, provider_options)
 
     def _create_inference_session(self, providers, provider_options):
-        available = C.get_available_providers()
-        providers, provider_options = check_and_normalize_provider_args(providers, provider_options, available)
+        built = C._built_providers()
+        known = set(C.get_all_providers()) | set(built)
+        with warnings.catch_warnings():  # an unknown name is refused below, with its own message
+            warnings.filterwarnings("ignore", message="Specified provider .* is not in available provider names")
+            providers, provider_options = check_and_normalize_provider_args(providers, provider_options, sorted(known))
         options = self._sess_options_initial if self._sess_options_initial is not None else C.SessionOptions()
-        # CUDA is passed on even when this build lacks it, so that the session says why it
-        # cannot honour it instead of quietly running on the CPU.
-        chosen = [(name, opts) for name, opts in zip(providers, provider_options)
-                  if name in available or name == "CUDAExecutionProvider"]
+        try:
+            strict = options.get_session_config_entry("session.disable_cpu_ep_fallback") == "1"
+        except RuntimeError:  # not set
+            strict = False
+        # A priority list. A name no runtime has is refused; a provider ONNX Runtime has and
+        # this build does not, or one this build has that cannot run here, is left out with
+        # one warning saying why, and the providers after it (the CPU at least) take its nodes.
+        # With session.disable_cpu_ep_fallback = 1 the session refuses instead.
+        chosen = []
+        for name, opts in zip(providers, provider_options):
+            if name not in known:
+                raise C.Fail(f"Unknown Provider Type: {name} (onyx knows {', '.join(C.get_all_providers())})")
+            if name not in built:
+                why = "this build of onyx does not have it"
+            else:
+                why = C._why_provider_cannot_run(name)
+            if why and not strict:
+                warnings.warn(f"Specified provider '{name}' cannot run here ({why}); "
+                              f"the providers after it take its nodes.")
+                continue
+            chosen.append((name, opts))
         if self._model_path is not None:
             sess = C.InferenceSession(options, self._model_path, True, chosen, self._disabled_optimizers)
         else:
             sess = C.InferenceSession(options, self._model_bytes, False, chosen, self._disabled_optimizers)
+        if self._read_config_from_model and "ort_config" in sess.model_meta["custom_metadata_map"]:
+            from_model = _options_from_ort_config(options, sess.model_meta["custom_metadata_map"]["ort_config"])
+            del sess
+            if self._model_path is not None:
+                sess = C.InferenceSession(from_model, self._model_path, True, chosen, self._disabled_optimizers)
+            else:
+                sess = C.InferenceSession(from_model, self._model_bytes, False, chosen, self._disabled_optimizers)
         self._sess = sess
         self._sess_options = sess.session_options
         self._inputs_meta = [NodeArg(*a) for a in sess.inputs_meta]
@@ -140,7 +203,21 @@ class InferenceSession:
     def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
         """As run(), with OrtValue feeds ({name: OrtValue}); returns a list of OrtValue. Nothing
         is converted to or from numpy."""
-        return self._sess.run_with_ort_values(output_names, input_dict_ort_values, run_options)
+        return list(self._sess.run_with_ort_values(input_dict_ort_values, output_names, run_options))
+
+    def run_async(self, output_names, input_feed, callback, user_data, run_options=None):
+        """As run(), on a thread of its own: returns at once and calls
+        callback(outputs, user_data, err) when the run ends, with the outputs as run() returns
+        them and err '' (or, on failure, outputs None and err the error's text)."""
+        def work():
+            try:
+                outputs = self._sess.run(output_names, input_feed, run_options)
+            except Exception as e:  # noqa: BLE001 - handed to the callback, as ORT does
+                callback(None, user_data, str(e) or type(e).__name__)
+                return
+            callback(outputs, user_data, "")
+
+        threading.Thread(target=work, name="onyx-run-async", daemon=True).start()
 
     def get_output_shapes(self, input_shapes):
         """onyx extension: the output shapes static inference derives for these input shapes

@@ -50,7 +50,13 @@ Result<int64_t> parse_count(const std::string& key, const std::string& value) {
   return int64_t(v);
 }
 
-const ProviderRegistrar kCudaRegistrar("CUDA", "CUDAExecutionProvider", CudaProvider::create);
+Status cuda_usable_here() {
+  std::string why;
+  if (CudaProvider::device_count(&why) == 0) return runtime_error("no CUDA device is usable here: ", why);
+  return Status::Ok();
+}
+
+const ProviderRegistrar kCudaRegistrar("CUDA", "CUDAExecutionProvider", CudaProvider::create, cuda_usable_here);
 
 }  // namespace
 
@@ -71,10 +77,31 @@ int CudaProvider::device_count(std::string* why_none) {
   return n;
 }
 
+namespace {
+
+// ONNX Runtime's CUDA provider options that onyx accepts without acting on them: tuning knobs
+// of ORT's own kernels and allocator (onyx chooses its cuDNN algorithms by heuristics, copies
+// on its own stream in order with its kernels, keeps float32 in float32, ...). The session
+// names the ones given in a warning. Anything else is refused by name.
+bool ort_option_not_acted_on(const std::string& key) {
+  static const char* const kNames[] = {
+      "arena_extend_strategy", "cudnn_conv_algo_search", "do_copy_in_default_stream", "cudnn_conv_use_max_workspace",
+      "cudnn_conv1d_pad_to_nc1d", "enable_skip_layer_norm_strict_mode", "prefer_nhwc", "use_ep_level_unified_stream",
+      "use_tf32", "fuse_conv_bias", "sdpa_kernel", "tunable_op_enable", "tunable_op_tuning_enable",
+      "tunable_op_max_tuning_duration_ms", "gpu_external_alloc", "gpu_external_free", "gpu_external_empty_cache",
+      "has_user_compute_stream", "user_compute_stream", "default_memory_arena_cfg"};
+  for (const char* n : kNames)
+    if (key == n) return true;
+  return false;
+}
+
+}  // namespace
+
 Result<std::shared_ptr<ExecutionProvider>> CudaProvider::create(const ProviderOptions& options) {
   int device_id = 0;
   size_t mem_limit = 0;
   bool cuda_graph = false;
+  std::vector<std::string> not_acted_on;
   for (const auto& [key, value] : options) {
     if (key == "device_id") {
       ONYX_ASSIGN_OR_RETURN(int64_t v, parse_count(key, value));
@@ -88,9 +115,12 @@ Result<std::shared_ptr<ExecutionProvider>> CudaProvider::create(const ProviderOp
       if (!on && value != "0" && value != "false" && value != "False")
         return invalid_argument("CUDA provider option enable_cuda_graph='", value, "' is not 0 or 1 (or true/false)");
       cuda_graph = on;
+    } else if (ort_option_not_acted_on(key)) {
+      not_acted_on.push_back(key + "=" + value);
     } else {
       return invalid_argument("unknown CUDA provider option '", key,
-                              "' (it takes device_id, gpu_mem_limit and enable_cuda_graph)");
+                              "' (onyx acts on device_id, gpu_mem_limit and enable_cuda_graph, and accepts "
+                              "ONNX Runtime's other CUDA options without acting on them)");
     }
   }
   std::string why;
@@ -103,6 +133,7 @@ Result<std::shared_ptr<ExecutionProvider>> CudaProvider::create(const ProviderOp
   std::shared_ptr<CudaProvider> p(new CudaProvider());
   ONYX_RETURN_IF_ERROR(p->init(device_id, mem_limit));
   p->capture_runs_ = cuda_graph;
+  p->not_acted_on_ = std::move(not_acted_on);
   return std::shared_ptr<ExecutionProvider>(std::move(p));
 }
 

@@ -64,6 +64,7 @@ class CudaProvider final : public ExecutionProvider {
   Status synchronize_foreign_stream(uintptr_t stream) const override;
   Status shrink_memory() override;
   bool captures_runs() const override { return capture_runs_; }
+  std::vector<std::string> options_not_acted_on() const override { return not_acted_on_; }
   Status begin_capture() override;
   Result<std::unique_ptr<CapturedRun>> end_capture(bool keep) override;
 
@@ -127,6 +128,7 @@ class CudaProvider final : public ExecutionProvider {
   // Recording (enable_cuda_graph). Between begin_capture and end_capture the session runs
   // nothing else on this provider; recording_pinned_ collects copy_while_recording's blocks.
   bool capture_runs_ = false;
+  std::vector<std::string> not_acted_on_;  // ONNX Runtime's options onyx accepts and ignores
   std::atomic<bool> recording_{false};
   mutable std::vector<std::shared_ptr<void>> recording_pinned_;
 };
