@@ -5,8 +5,9 @@
 // `warmup` untimed runs and `runs` timed ones; prints min / median / p90 latency and the
 // process's peak RSS, and writes them as JSON (keys create_ms, first_run_ms, min_ms,
 // median_ms, p90_ms, peak_rss_mb, plus runs, threads, model). Inputs not given are random
-// (integers 0 or 1, so that ids and masks are valid);
-// --batch and --seq size the first and second symbolic dims of those random inputs.
+// (floats in [0, 1), integer ids within the table they index, masks all ones: feeds.h);
+// --batch and --seq size the first and second symbolic dims of those random inputs (else 1),
+// and the shape made for each random input with symbolic dims is printed on stderr.
 // --profile writes a Chrome-trace JSON of every run (`onyx profile-summary` reads it).
 // --save-optimized writes the graph after optimisation as an ONNX model (large initializers
 // in the external file NAME beside it with --save-optimized-external).
@@ -42,6 +43,19 @@
 
 namespace onyx::cli {
 namespace {
+
+std::string usage() {
+  const std::string indent = "\n                  ";
+  return "usage: onyx bench MODEL [--threads N] [--runs N] [--warmup N] [--batch N] [--seq N] [--json FILE]" + indent +
+         "[--input NAME=FILE]... [--inputs-dir DIR] [--level 0|1|2|99] [--bf16-gemm] [--device-io]" + indent +
+         "[--profile FILE]" + indent + kFreeDimUsage + indent + kSaveUsage + indent + kProviderUsage +
+         "\n"
+         "Times MODEL: session-create time, first run, min/median/p90 latency over --runs runs (after\n"
+         "--warmup untimed ones), peak RSS; --json writes them. Inputs not given are random (floats in\n"
+         "[0, 1), integer ids within the table they index, masks all ones); --batch and --seq size their\n"
+         "first and second symbolic dims (else 1, or by name with --free-dim NAME=VALUE), and the shape\n"
+         "made for each input with symbolic dims is printed on stderr.\n";
+}
 
 struct BenchArgs {
   std::string model;
@@ -176,7 +190,9 @@ Status bench(const BenchArgs& a) {
   const auto t0 = clock::now();
   ONYX_ASSIGN_OR_RETURN(auto session, Session::load_file(a.model, a.options));
   const double create_ms = ms(t0, clock::now());
-  ONYX_ASSIGN_OR_RETURN(auto feeds, gather_feeds(*session, a.feeds));
+  std::vector<RandomShape> random_shapes;
+  ONYX_ASSIGN_OR_RETURN(auto feeds, gather_feeds(*session, a.feeds, &random_shapes));
+  print_random_shapes(random_shapes, "--batch N, --seq N or --free-dim NAME=VALUE", stderr);
   ONYX_ASSIGN_OR_RETURN(std::function<Status()> run_once, make_runner(*session, feeds, a.device_io));
 
   const auto t1 = clock::now();
@@ -220,16 +236,9 @@ Status bench(const BenchArgs& a) {
 }  // namespace
 
 int bench_command(const std::vector<std::string>& args) {
+  if (asks_for_help(args)) return print_help(usage());
   auto parsed = parse(args);
-  if (!parsed.ok()) {
-    std::fprintf(stderr,
-                 "onyx bench: %s\nusage: onyx bench MODEL [--threads N] [--runs N] [--warmup N] [--batch N] [--seq N]\n"
-                 "                  [--input NAME=FILE]... [--inputs-dir DIR] %s\n"
-                 "                  [--level 0|1|2|99] [--bf16-gemm] [--device-io] [--json FILE] [--profile FILE] %s\n"
-                 "                  %s\n",
-                 parsed.status().message().c_str(), kFreeDimUsage, kSaveUsage, kProviderUsage);
-    return 2;
-  }
+  if (!parsed.ok()) return usage_error("bench", parsed.status().message(), usage());
   Status s = bench(*parsed);
   if (!s.ok()) {
     std::fprintf(stderr, "onyx bench: %s\n", s.to_string().c_str());

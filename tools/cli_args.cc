@@ -7,6 +7,23 @@
 
 namespace onyx::cli {
 
+bool asks_for_help(const std::vector<std::string>& args) {
+  for (const std::string& a : args)
+    if (a == "--help" || a == "-h") return true;
+  return false;
+}
+
+int print_help(const std::string& usage) {
+  std::fputs(usage.c_str(), stdout);
+  return 0;
+}
+
+int usage_error(const std::string& command, const std::string& error, const std::string& usage) {
+  if (!error.empty()) std::fprintf(stderr, "onyx %s: %s\n", command.c_str(), error.c_str());
+  std::fputs(usage.c_str(), stderr);
+  return 2;
+}
+
 bool is_free_dim_flag(const std::string& flag) { return flag == "--free-dim" || flag == "--free-dim-denotation"; }
 
 Result<bool> parse_free_dim_flag(const std::string& flag, const std::string& value, SessionOptions& options) {

@@ -1,11 +1,20 @@
 // Argument helpers shared by the onyx subcommands.
 #pragma once
 #include <string>
+#include <vector>
 
 #include "core/status.h"
 #include "session/session.h"
 
 namespace onyx::cli {
+
+// Each command has one usage text (`usage()` or `kUsage` in its file), shown two ways: asked
+// for with --help or -h (print_help: to stdout, exit 0), or after a usage error such as an
+// unknown flag (usage_error: "onyx COMMAND: ERROR" unless ERROR is empty, then the text, to
+// stderr, exit 2). asks_for_help is true when --help or -h is among `args`.
+bool asks_for_help(const std::vector<std::string>& args);
+int print_help(const std::string& usage);
+int usage_error(const std::string& command, const std::string& error, const std::string& usage);
 
 // Handles --free-dim NAME=VALUE and --free-dim-denotation DENOTATION=VALUE (repeatable) into
 // `options`. Returns true when `flag` is one of them (`value` then consumed); an error when

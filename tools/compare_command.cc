@@ -26,6 +26,18 @@
 namespace onyx::cli {
 namespace {
 
+std::string usage() {
+  return std::string(
+             "usage: onyx compare A.onnx B.onnx [--input NAME=FILE]... [--inputs-dir DIR] [--runs N] [--seed S]\n"
+             "                    [--batch N] [--seq N] [--level L] [--threads N] [--rtol R] [--atol A]\n"
+             "                    ") +
+         kFreeDimUsage +
+         "\n"
+         "Runs both models on the same inputs (random ones drawn anew per run) and prints, per output, the\n"
+         "max abs and max relative difference (A is the reference) and the cosine. Exit 0 when every\n"
+         "|b - a| <= atol + rtol |a| (default 1e-5, 1e-3), 1 beyond, 2 on errors.\n";
+}
+
 struct CompareArgs {
   std::string a, b;
   FeedArgs feeds;
@@ -200,13 +212,9 @@ Result<int> compare(const CompareArgs& c) {
 }  // namespace
 
 int compare_command(const std::vector<std::string>& args) {
+  if (asks_for_help(args)) return print_help(usage());
   auto parsed = parse(args);
-  if (!parsed.ok()) {
-    std::fprintf(stderr, "onyx compare: %s\nusage: onyx compare A.onnx B.onnx [--input NAME=FILE]... [--inputs-dir DIR] "
-                 "[--runs N] [--seed S] [--batch N] [--seq N] %s [--level L] [--threads N] [--rtol R] [--atol A]\n",
-                 parsed.status().message().c_str(), kFreeDimUsage);
-    return 2;
-  }
+  if (!parsed.ok()) return usage_error("compare", parsed.status().message(), usage());
   auto result = compare(*parsed);
   if (!result.ok()) {
     std::fprintf(stderr, "onyx compare: %s\n", result.status().to_string().c_str());

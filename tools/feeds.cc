@@ -23,10 +23,14 @@ bool plain_file_name(const std::string& name) {
   return true;
 }
 
-Result<Value> random_input(const ir::ValueInfo& vi, const FeedArgs& args, const IntRange* range, std::mt19937& rng) {
+// A random value for `vi`; `chosen` (when not null) says which sizes its non-fixed dims got.
+Result<Value> random_input(const ir::ValueInfo& vi, const FeedArgs& args, const IntRange* range, std::mt19937& rng,
+                           RandomShape* chosen) {
   if (vi.type.kind != ir::TypeInfo::Kind::kTensor)
     return not_implemented("--random-inputs cannot make a value for non-tensor input '", vi.name, "'");
   Shape shape;
+  std::string sizes = vi.type.shape.has_rank ? "" : "unknown rank: a scalar";
+  bool defaulted = false;
   for (size_t i = 0; i < vi.type.shape.dims.size(); ++i) {
     const Dim& d = vi.type.shape.dims[i];
     int64_t size = 1;
@@ -38,8 +42,20 @@ Result<Value> random_input(const ir::ValueInfo& vi, const FeedArgs& args, const 
       size = args.random_batch;
     } else if (i == 1 && args.random_seq > 0) {
       size = args.random_seq;
+    } else {
+      defaulted = true;
     }
     shape.push_back(size);
+    if (d.value) continue;
+    if (!sizes.empty()) sizes.append(", ");
+    if (d.symbol.empty()) sizes.append("dim ").append(std::to_string(i));
+    else sizes.append(d.symbol);
+    sizes.append("=").append(std::to_string(size));
+  }
+  if (chosen && !sizes.empty()) {
+    std::string made = std::string(data_type_name(vi.type.elem_type)).append("[");
+    for (size_t i = 0; i < shape.size(); ++i) made.append(i ? "," : "").append(std::to_string(shape[i]));
+    *chosen = RandomShape{vi.name, made.append("]"), sizes, defaulted};
   }
   ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(vi.type.elem_type, shape));
   std::uniform_real_distribution<float> uni(0.f, 1.f);
@@ -101,7 +117,8 @@ std::map<std::string, IntRange> random_int_ranges(const Session& session) {
   return ranges;
 }
 
-Result<std::vector<std::pair<std::string, Value>>> gather_feeds(const Session& session, const FeedArgs& args) {
+Result<std::vector<std::pair<std::string, Value>>> gather_feeds(const Session& session, const FeedArgs& args,
+                                                                std::vector<RandomShape>* random_shapes) {
   std::vector<std::pair<std::string, Value>> feeds;
   std::vector<const ir::ValueInfo*> feedable;
   for (const auto& vi : session.inputs())
@@ -142,11 +159,23 @@ Result<std::vector<std::pair<std::string, Value>>> gather_feeds(const Session& s
     for (const auto* vi : feedable) {
       if (given(vi->name)) continue;
       auto range = ranges.find(vi->name);
-      ONYX_ASSIGN_OR_RETURN(Value v, random_input(*vi, args, range == ranges.end() ? nullptr : &range->second, rng));
+      RandomShape chosen;
+      ONYX_ASSIGN_OR_RETURN(Value v, random_input(*vi, args, range == ranges.end() ? nullptr : &range->second, rng,
+                                                  random_shapes ? &chosen : nullptr));
       feeds.emplace_back(vi->name, std::move(v));
+      if (random_shapes && !chosen.input.empty()) random_shapes->push_back(std::move(chosen));
     }
   }
   return feeds;
+}
+
+void print_random_shapes(const std::vector<RandomShape>& shapes, const std::string& how, std::FILE* out) {
+  bool defaulted = false;
+  for (const RandomShape& s : shapes) {
+    std::fprintf(out, "random input '%s': %s (%s)\n", s.input.c_str(), s.shape.c_str(), s.sizes.c_str());
+    defaulted = defaulted || s.defaulted;
+  }
+  if (defaulted) std::fprintf(out, "random inputs: a symbolic dim not given is 1; choose with %s\n", how.c_str());
 }
 
 Status write_outputs(const Session& session, const std::vector<Value>& outputs, const std::string& dir) {

@@ -2,6 +2,7 @@
 // --input NAME=FILE, --inputs-dir DIR, --random-inputs, and writing outputs to a folder.
 #pragma once
 #include <cstdint>
+#include <cstdio>
 #include <map>
 #include <string>
 #include <utility>
@@ -61,10 +62,25 @@ Result<bool> parse_feed_flag(const std::string& flag, Next&& next, FeedArgs& out
   return false;
 }
 
+// A random input whose declared shape had symbolic (or unnamed, or unknown-rank) dims, and
+// the sizes chosen for them.
+struct RandomShape {
+  std::string input;
+  std::string shape;  // the shape made: "int64[1,128]"
+  std::string sizes;  // the symbolic dims' sizes: "batch=1, sequence=128" (unnamed: "dim 1=128")
+  bool defaulted = false;  // a symbolic dim became 1 for want of a size
+};
+
 // The feeds for `session`. Random values (when asked) fill every feedable input not given
 // otherwise: floats uniform in [0, 1), integers in [0, random_int_high) (or in the graph's
-// ranges, with int_ranges_from_graph), booleans half true.
-Result<std::vector<std::pair<std::string, Value>>> gather_feeds(const Session& session, const FeedArgs& args);
+// ranges, with int_ranges_from_graph), booleans half true. With `random_shapes`, each random
+// input whose declared shape was not fully fixed is appended there.
+Result<std::vector<std::pair<std::string, Value>>> gather_feeds(const Session& session, const FeedArgs& args,
+                                                                std::vector<RandomShape>* random_shapes = nullptr);
+
+// Prints a line per entry to `out`, "random input 'NAME': SHAPE (SIZES)", then, when a size
+// was the default 1, one line saying how to choose the sizes (`how`: the command's flags).
+void print_random_shapes(const std::vector<RandomShape>& shapes, const std::string& how, std::FILE* out);
 
 // `feeds` as `session` declares its inputs: a floating tensor declared with another floating
 // type (a float16 model fed what its float32 original takes) is converted; the rest pass.

@@ -25,9 +25,16 @@ void count_ops(const ir::Graph& g, std::map<std::string, int>& histogram) {
   }
 }
 
+std::string usage() {
+  return std::string("usage: onyx info MODEL ") + kFreeDimUsage +
+         "\nPrints what MODEL is without running it: IR version, opsets, producer, inputs (with their\n"
+         "symbolic dims, after any --free-dim overrides), outputs, initializers and an op histogram.\n";
+}
+
 }  // namespace
 
 int info_command(const std::vector<std::string>& args) {
+  if (asks_for_help(args)) return print_help(usage());
   std::string path;
   SessionOptions options;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -44,15 +51,9 @@ int info_command(const std::vector<std::string>& args) {
     } else {
       error = "unexpected argument '" + args[i] + "'";
     }
-    if (!error.empty()) {
-      std::fprintf(stderr, "onyx info: %s\nusage: onyx info MODEL %s\n", error.c_str(), kFreeDimUsage);
-      return 2;
-    }
+    if (!error.empty()) return usage_error("info", error, usage());
   }
-  if (path.empty()) {
-    std::fprintf(stderr, "usage: onyx info MODEL %s\n", kFreeDimUsage);
-    return 2;
-  }
+  if (path.empty()) return usage_error("info", "no model given", usage());
   auto model = onnx_format::load_model_file(path);
   if (!model.ok()) {
     std::fprintf(stderr, "onyx: %s\n", model.status().to_string().c_str());

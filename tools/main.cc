@@ -5,14 +5,30 @@
 
 #include <unistd.h>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "commands.h"
 
 namespace {
 
-void print_usage() {
-  std::printf(
+using Command = int (*)(const std::vector<std::string>&);
+
+Command find_command(const std::string& name) {
+  static const std::pair<const char*, Command> kCommands[] = {
+      {"info", onyx::cli::info_command},         {"run", onyx::cli::run_command},
+      {"bench", onyx::cli::bench_command},       {"test", onyx::cli::test_command},
+      {"profile-summary", onyx::cli::profile_summary_command},
+      {"compare", onyx::cli::compare_command},   {"optimize", onyx::cli::optimize_command},
+      {"quantize", onyx::cli::quantize_command}, {"providers", onyx::cli::providers_command},
+  };
+  for (const auto& [n, f] : kCommands)
+    if (name == n) return f;
+  return nullptr;
+}
+
+void print_usage(std::FILE* out) {
+  std::fprintf(out,
       "onyx - an ONNX inference runtime\n\n"
       "usage:\n"
       "  onyx info MODEL [FREE-DIMS]       IR, opsets, producer, inputs/outputs, op histogram\n"
@@ -43,7 +59,8 @@ void print_usage() {
       "                                    can run here (CUDA needs a device)\n\n"
       "run, bench and test take --provider cuda[,cpu] [--provider-option KEY=VALUE]... [--strict-placement]\n"
       "FREE-DIMS: --free-dim NAME=VALUE and --free-dim-denotation DATA_BATCH=VALUE (repeatable)\n"
-      "           fix symbolic input dims by dim_param name or by ONNX dimension denotation\n");
+      "           fix symbolic input dims by dim_param name or by ONNX dimension denotation\n"
+      "onyx COMMAND --help (or onyx help COMMAND) prints that command's usage\n");
 }
 
 }  // namespace
@@ -61,24 +78,21 @@ static void prefer_short_spin(char** argv) {
   execv("/proc/self/exe", argv);  // returns only on failure: go on with libgomp's defaults
 }
 
+// `onyx` alone prints the usage and exits 2; `onyx --help`, `-h` or `help` prints it and exits 0;
+// `onyx help COMMAND` is `onyx COMMAND --help`; an unknown command is a usage error (stderr, 2).
 int main(int argc, char** argv) {
   prefer_short_spin(argv);
-  if (argc < 2 || !std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h")) {
-    print_usage();
+  const bool help = argc >= 2 && (!std::strcmp(argv[1], "help") || !std::strcmp(argv[1], "--help") ||
+                                  !std::strcmp(argv[1], "-h"));
+  if (argc < 2 || (help && argc == 2)) {
+    print_usage(stdout);
     return argc < 2 ? 2 : 0;
   }
-  const std::string command = argv[1];
-  const std::vector<std::string> args(argv + 2, argv + argc);
-  if (command == "info") return onyx::cli::info_command(args);
-  if (command == "run") return onyx::cli::run_command(args);
-  if (command == "bench") return onyx::cli::bench_command(args);
-  if (command == "test") return onyx::cli::test_command(args);
-  if (command == "profile-summary") return onyx::cli::profile_summary_command(args);
-  if (command == "compare") return onyx::cli::compare_command(args);
-  if (command == "optimize") return onyx::cli::optimize_command(args);
-  if (command == "quantize") return onyx::cli::quantize_command(args);
-  if (command == "providers") return onyx::cli::providers_command(args);
+  const std::string command = argv[help ? 2 : 1];
+  const std::vector<std::string> args = help ? std::vector<std::string>{"--help"}
+                                             : std::vector<std::string>(argv + 2, argv + argc);
+  if (Command run = find_command(command)) return run(args);
   std::fprintf(stderr, "onyx: unknown command '%s'\n", command.c_str());
-  print_usage();
+  print_usage(stderr);
   return 2;
 }

@@ -31,6 +31,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "model_rewrite.h"
 #include "mixed_precision.h"
@@ -41,6 +42,16 @@
 
 namespace onyx::cli {
 namespace {
+
+constexpr const char* kUsage =
+    "usage: onyx optimize MODEL -o OUT [--level 0|1|2|99] [--external-data NAME] [--model-type bert|gpt2|vit|unet]\n"
+    "                     [--disable-passes PASS,...] [--for-provider NAME]\n"
+    "                     [--float16 [--keep-io-types] [--op-block-list OP,...] [--no-compare]\n"
+    "                      [--auto-mixed-precision --tolerance T [--inputs-dir DIR | --runs N] [--threads N]]]\n"
+    "Writes MODEL after onyx's graph optimisations (default level 2) and prints the node counts and the\n"
+    "passes that changed it; --float16 then converts it to float16 and compares it with the original;\n"
+    "--model-type checks the fusions that type should end with; --for-provider says where each node\n"
+    "would run.\n";
 
 struct OptimizeArgs {
   RewriteArgs rewrite;
@@ -208,15 +219,9 @@ Status optimize(const OptimizeArgs& o) {
 }  // namespace
 
 int optimize_command(const std::vector<std::string>& args) {
+  if (asks_for_help(args)) return print_help(kUsage);
   auto parsed = parse(args);
-  if (!parsed.ok()) {
-    std::fprintf(stderr,
-                 "onyx optimize: %s\nusage: onyx optimize MODEL -o OUT [--level 0|1|2|99] [--external-data NAME] "
-                 "[--model-type bert|gpt2|vit|unet] [--disable-passes PASS,...] [--for-provider NAME] [--float16 [--keep-io-types] [--op-block-list OP,...] [--no-compare] "
-                 "[--auto-mixed-precision --tolerance T [--inputs-dir DIR | --runs N] [--threads N]]]\n",
-                 parsed.status().message().c_str());
-    return 2;
-  }
+  if (!parsed.ok()) return usage_error("optimize", parsed.status().message(), kUsage);
   Status s = optimize(*parsed);
   if (!s.ok()) {
     std::fprintf(stderr, "onyx optimize: %s\n", s.to_string().c_str());

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "core/json.h"
 
@@ -91,9 +92,15 @@ Status summarize(const std::string& path, size_t top) {
   return Status::Ok();
 }
 
+constexpr const char* kUsage =
+    "usage: onyx profile-summary FILE [--top N]\n"
+    "Summarises a Chrome-trace profile (onyx run/bench --profile, or ONNX Runtime's): kernel time per op\n"
+    "type with calls, mean and share, the N slowest nodes (default 10), and the session events.\n";
+
 }  // namespace
 
 int profile_summary_command(const std::vector<std::string>& args) {
+  if (asks_for_help(args)) return print_help(kUsage);
   std::string path;
   size_t top = 10;
   for (size_t i = 0; i < args.size(); ++i) {
@@ -102,14 +109,15 @@ int profile_summary_command(const std::vector<std::string>& args) {
     } else if (path.empty() && !args[i].empty() && args[i][0] != '-') {
       path = args[i];
     } else {
-      path.clear();
-      break;
+      const std::string& a = args[i];
+      return usage_error("profile-summary",
+                         a == "--top" ? "--top needs a value"
+                         : a[0] == '-' ? "unknown option '" + a + "'"
+                                       : "unexpected argument '" + a + "'",
+                         kUsage);
     }
   }
-  if (path.empty()) {
-    std::fprintf(stderr, "usage: onyx profile-summary FILE [--top N]\n");
-    return 2;
-  }
+  if (path.empty()) return usage_error("profile-summary", "no profile given", kUsage);
   Status s = summarize(path, top);
   if (!s.ok()) {
     std::fprintf(stderr, "onyx profile-summary: %s\n", s.to_string().c_str());

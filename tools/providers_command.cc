@@ -6,20 +6,29 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "providers/execution_provider.h"
 
 namespace onyx::cli {
 
+namespace {
+
+constexpr const char* kUsage =
+    "usage: onyx providers [--require NAME]\n"
+    "Lists the execution providers of this build, \"NAME available: ...\" or \"NAME unavailable: WHY\";\n"
+    "with --require NAME, exits 77 when NAME cannot run here and 2 when it is not built.\n";
+
+}  // namespace
+
 int providers_command(const std::vector<std::string>& args) {
+  if (asks_for_help(args)) return print_help(kUsage);
   std::string required;
   for (size_t i = 0; i < args.size(); ++i) {
-    if (args[i] == "--require" && i + 1 < args.size()) {
-      required = args[++i];
-    } else {
-      std::fprintf(stderr, "usage: onyx providers [--require NAME]\n");
-      return 2;
-    }
+    if (args[i] == "--require" && i + 1 < args.size()) required = args[++i];
+    else if (args[i] == "--require") return usage_error("providers", "--require needs a value", kUsage);
+    else if (!args[i].empty() && args[i][0] == '-') return usage_error("providers", "unknown option '" + args[i] + "'", kUsage);
+    else return usage_error("providers", "unexpected argument '" + args[i] + "'", kUsage);
   }
   const ProviderRegistry& registry = ProviderRegistry::global();
   bool required_available = false;

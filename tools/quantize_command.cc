@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_args.h"
 #include "commands.h"
 #include "model_rewrite.h"
 #include "optimizer/quantize_dynamic.h"
@@ -28,6 +29,16 @@
 
 namespace onyx::cli {
 namespace {
+
+constexpr const char* kUsage =
+    "usage: onyx quantize MODEL -o OUT --dynamic [--per-tensor] [--exclude OP|NODE]... [--level L]\n"
+    "                     [--external-data NAME] [--no-compare]\n"
+    "       onyx quantize MODEL -o OUT --static (--calibration DIR | --calibration-random N)\n"
+    "                     [--method minmax|entropy|percentile] [--percentile P] [--per-channel]\n"
+    "                     [--format qoperator|qdq] [--exclude OP|NODE]... [--threads N] [--external-data NAME]\n"
+    "--dynamic: int8 weights for float MatMul/Gemm (DynamicQuantizeMatMul), then a comparison with MODEL on\n"
+    "random inputs. --static: BatchNorm folded into Conv, activations calibrated over the feed sets of DIR\n"
+    "(one subfolder per set) or N random sets, int8 activations and weights in QOperator or QDQ form.\n";
 
 struct QuantizeArgs {
   RewriteArgs rewrite;
@@ -134,17 +145,9 @@ Status quantize(const QuantizeArgs& a) {
 }  // namespace
 
 int quantize_command(const std::vector<std::string>& args) {
+  if (asks_for_help(args)) return print_help(kUsage);
   auto parsed = parse(args);
-  if (!parsed.ok()) {
-    std::fprintf(stderr,
-                 "onyx quantize: %s\nusage: onyx quantize MODEL -o OUT --dynamic [--per-tensor] [--exclude OP|NODE]... "
-                 "[--level L] [--external-data NAME] [--no-compare]\n"
-                 "       onyx quantize MODEL -o OUT --static (--calibration DIR | --calibration-random N) "
-                 "[--method minmax|entropy|percentile] [--percentile P] [--per-channel] [--format qoperator|qdq] "
-                 "[--exclude OP|NODE]... [--threads N] [--external-data NAME]\n",
-                 parsed.status().message().c_str());
-    return 2;
-  }
+  if (!parsed.ok()) return usage_error("quantize", parsed.status().message(), kUsage);
   Status s = parsed->is_static ? run_static_quantize(parsed->static_args) : quantize(*parsed);
   if (!s.ok()) {
     std::fprintf(stderr, "onyx quantize: %s\n", s.to_string().c_str());

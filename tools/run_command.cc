@@ -11,6 +11,7 @@
 // --provider cuda[,cpu] [--provider-option KEY=VALUE]... [--strict-placement]: execution
 // providers in priority order (SessionOptions::providers); --placement prints where the nodes
 // run, which fell back to the CPU and why, and the copies between devices.
+// --random-inputs prints on stderr the shape made for each random input with symbolic dims.
 #include <chrono>
 #include <cstdio>
 #include <filesystem>
@@ -25,6 +26,18 @@
 namespace onyx::cli {
 namespace fs = std::filesystem;
 namespace {
+
+std::string usage() {
+  const std::string indent = "\n                ";
+  return "usage: onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] [--outputs-dir DIR] [--random-inputs]" +
+         indent + "[--profile FILE] [--bf16-gemm] [--placement]" + indent + kFreeDimUsage + indent + kSaveUsage +
+         indent + kProviderUsage +
+         "\n"
+         "Runs MODEL once; prints its outputs and the time taken. FILE is .npy or an ONNX TensorProto .pb; DIR\n"
+         "holds <name>.npy or input_K.pb per input. --random-inputs fills the inputs not given (floats in\n"
+         "[0, 1), integer ids within the table they index, masks all ones) and prints, on stderr, the shape\n"
+         "made for each input with symbolic dims (1 unless fixed with --free-dim NAME=VALUE).\n";
+}
 
 struct RunArgs {
   std::string model;
@@ -101,7 +114,9 @@ Status run(const RunArgs& a) {
   ONYX_ASSIGN_OR_RETURN(auto session, Session::load_file(a.model, options));
   const auto t1 = std::chrono::steady_clock::now();
   if (a.placement) print_placement(*session);
-  ONYX_ASSIGN_OR_RETURN(auto feeds, gather_feeds(*session, a.feeds));
+  std::vector<RandomShape> random_shapes;
+  ONYX_ASSIGN_OR_RETURN(auto feeds, gather_feeds(*session, a.feeds, &random_shapes));
+  print_random_shapes(random_shapes, "--free-dim NAME=VALUE", stderr);
   const auto t2 = std::chrono::steady_clock::now();
   auto run_result = session->run(feeds);
   const auto t3 = std::chrono::steady_clock::now();
@@ -123,14 +138,9 @@ Status run(const RunArgs& a) {
 }  // namespace
 
 int run_command(const std::vector<std::string>& args) {
+  if (asks_for_help(args)) return print_help(usage());
   auto parsed = parse(args);
-  if (!parsed.ok()) {
-    std::fprintf(stderr, "onyx run: %s\nusage: onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] "
-                 "[--outputs-dir DIR] [--random-inputs]\n                %s [--profile FILE] [--bf16-gemm]\n                %s\n"
-                 "                %s [--placement]\n",
-                 parsed.status().message().c_str(), kFreeDimUsage, kSaveUsage, kProviderUsage);
-    return 2;
-  }
+  if (!parsed.ok()) return usage_error("run", parsed.status().message(), usage());
   Status s = run(*parsed);
   if (!s.ok()) {
     std::fprintf(stderr, "onyx run: %s\n", s.to_string().c_str());

@@ -75,44 +75,45 @@ std::string run_case(const fs::path& dir, const Tolerance& tol, SessionOptions o
   return "";
 }
 
+std::string usage() {
+  return std::string("usage: onyx test [--rtol R] [--atol A] [--shapes-only] CASE_DIR...\n                 ") +
+         kProviderUsage +
+         "\n"
+         "Runs ONNX test cases (a folder with model.onnx and test_data_set_*/input_K.pb, output_K.pb),\n"
+         "comparing the outputs within |got - expected| <= atol + rtol |expected| (default 1e-5, 1e-3);\n"
+         "prints PASS or FAIL per case, then \"N passed, N failed\"; exit 1 when one fails.\n";
+}
+
 }  // namespace
 
 int test_command(const std::vector<std::string>& args) {
+  if (asks_for_help(args)) return print_help(usage());
   Tolerance tol;
   SessionOptions options;
   std::vector<std::string> dirs;
   for (size_t i = 0; i < args.size(); ++i) {
     if (is_provider_flag(args[i]) || args[i] == "--strict-placement") {
       const bool takes_value = args[i] != "--strict-placement";
-      if (takes_value && i + 1 >= args.size()) {
-        std::fprintf(stderr, "onyx test: %s needs a value\n", args[i].c_str());
-        return 2;
-      }
+      if (takes_value && i + 1 >= args.size()) return usage_error("test", args[i] + " needs a value", usage());
       Result<bool> parsed = parse_provider_flag(args[i], takes_value ? args[i + 1] : "", options);
-      if (!parsed.ok()) {
-        std::fprintf(stderr, "onyx test: %s\n", parsed.status().message().c_str());
-        return 2;
-      }
+      if (!parsed.ok()) return usage_error("test", parsed.status().message(), usage());
       i += takes_value;
       continue;
     }
-    if ((args[i] == "--rtol" || args[i] == "--atol") && i + 1 < args.size()) {
+    if (args[i] == "--rtol" || args[i] == "--atol") {
+      if (i + 1 >= args.size()) return usage_error("test", args[i] + " needs a value", usage());
       char* end = nullptr;
       const double v = std::strtod(args[i + 1].c_str(), &end);
-      if (end == args[i + 1].c_str() || *end || !(v >= 0)) {
-        std::fprintf(stderr, "onyx test: %s needs a non-negative number, got '%s'\n", args[i].c_str(), args[i + 1].c_str());
-        return 2;
-      }
+      if (end == args[i + 1].c_str() || *end || !(v >= 0))
+        return usage_error("test", args[i] + " needs a non-negative number, got '" + args[i + 1] + "'", usage());
       (args[i] == "--rtol" ? tol.rtol : tol.atol) = v;
       ++i;
     }
     else if (args[i] == "--shapes-only") tol.shapes_only = true;
+    else if (!args[i].empty() && args[i][0] == '-') return usage_error("test", "unknown option '" + args[i] + "'", usage());
     else dirs.push_back(args[i]);
   }
-  if (dirs.empty()) {
-    std::fprintf(stderr, "usage: onyx test [--rtol R] [--atol A] [--shapes-only] %s CASE_DIR...\n", kProviderUsage);
-    return 2;
-  }
+  if (dirs.empty()) return usage_error("test", "no case folder given", usage());
   int passed = 0, failed = 0;
   for (const std::string& d : dirs) {
     fs::path dir(d);

@@ -1,7 +1,9 @@
-// `onyx bench` end to end through the built binary: the timing report and its JSON, and
-// --device-io's requirements (a device provider; one that cannot run here is a clear error).
+// `onyx bench` end to end through the built binary: the timing report and its JSON,
+// --device-io's requirements (a device provider; one that cannot run here is a clear error),
+// and the report of the sizes chosen for symbolic dims of random inputs.
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 
@@ -38,6 +40,32 @@ TEST(BenchCommand, ReportsLatencyAndWritesJson) {
     EXPECT_EQ(run_cli("bench " + model + " --provider cuda --device-io --runs 1", &text), 1) << text;
     EXPECT_NE(text.find("CUDA"), std::string::npos) << text;
   }
+}
+
+// A first bench of a BERT-like model once ran sequence length 1 without a word: the sizes
+// chosen for symbolic dims are printed, --batch and --seq choose them.
+TEST(BenchCommand, ReportsTheSizesChosenForSymbolicDims) {
+  const auto dir = testing::scratch_folder("bench_test", "dims");
+  const std::string model = (dir / "m.onnx").string();
+  testing::ModelBuilder b;
+  b.input("ids", {-1, -1}, onnx::TensorProto::INT64).output("y", {-1, -1, 3});
+  auto* shape = b.graph->mutable_input(0)->mutable_type()->mutable_tensor_type()->mutable_shape();
+  shape->mutable_dim(0)->set_dim_param("batch");
+  shape->mutable_dim(1)->set_dim_param("sequence");
+  b.initializer("table", {2, 3}, {0.f, 1.f, 2.f, 3.f, 4.f, 5.f});
+  b.node("Gather", {"table", "ids"}, {"y"});
+  std::ofstream(model, std::ios::binary) << b.bytes();
+  std::string text;
+  ASSERT_EQ(run_cli("bench " + model + " --runs 1 --warmup 0 --batch 2 --seq 8", &text), 0) << text;
+  EXPECT_NE(text.find("random input 'ids': int64[2,8] (batch=2, sequence=8)\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("not given is 1"), std::string::npos) << text;
+  text.clear();
+  ASSERT_EQ(run_cli("bench " + model + " --runs 1 --warmup 0", &text), 0) << text;
+  EXPECT_NE(text.find("random input 'ids': int64[1,1] (batch=1, sequence=1)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("a symbolic dim not given is 1; choose with --batch N, --seq N or --free-dim NAME=VALUE"),
+            std::string::npos)
+      << text;
+  std::filesystem::remove_all(dir);
 }
 #endif
 
