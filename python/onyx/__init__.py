@@ -47,4 +47,17 @@ from onyx.capi.onnxruntime_inference_collection import (  # noqa: E402,F401
     ModelMetadata,
     NodeArg,
 )
+from onyx.capi.onnxruntime_pybind11_state import OrtValueVector  # noqa: E402,F401
+from onyx.capi.devices import (  # noqa: E402,F401
+    OrtAllocatorType,
+    OrtArenaCfg,
+    OrtDevice,
+    OrtMemoryInfo,
+    OrtMemType,
+    OrtSparseFormat,
+    SparseTensor,
+    create_and_register_allocator,
+    create_and_register_allocator_v2,
+)
+from onyx.capi.lora import AdapterFormat, LoraAdapter  # noqa: E402,F401
 from onyx import capi  # noqa: E402,F401

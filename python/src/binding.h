@@ -98,6 +98,7 @@ struct PyRunOptions {
   RunOptions core;  // terminate (atomic: set from any thread), only_execute_path_to_fetches, config
   int log_severity_level = -1;
   int log_verbosity_level = 0;
+  py::list active_adapters;  // onyx.LoraAdapter objects (add_active_adapter); touched under the GIL only
 };
 
 // A numpy array (or anything numpy.asarray takes) as a tensor of `expected` (kUndefined: its
@@ -130,6 +131,10 @@ DataType element_type_arg(py::handle element_type, const std::string& what);
 // arrays keep the array alive; outputs keep the run's buffer alive.
 struct PyOrtValue {
   Value value;
+  // A sparse tensor (onyx.SparseTensor, a Python object) when made by
+  // ort_value_from_sparse_tensor; `value` is then none. Released under the GIL (shared_ptr
+  // copies need none).
+  std::shared_ptr<py::object> sparse;
 };
 
 // ONNX Runtime's OrtValueVector: the OrtValues a C-level run_with_ort_values returns, in order.

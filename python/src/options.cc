@@ -296,7 +296,21 @@ void register_options(py::module_& m) {
               throw std::runtime_error("RunOptions does not have configuration with key: " + key);
             return it->second;
           },
-          py::arg("config_key"));
+          py::arg("config_key"))
+      // LoRA adapters (onyx.LoraAdapter) active in runs with these options: their parameters
+      // are fed as the model's overridable initializers of the same names.
+      .def(
+          "add_active_adapter",
+          [](RO& o, py::object adapter) {
+            if (!py::hasattr(adapter, "parameters"))
+              throw py::type_error("add_active_adapter takes an onyx.LoraAdapter");
+            o.active_adapters.append(adapter);
+          },
+          py::arg("adapter"))
+      .def(
+          "add_active_lora_adapter", [](RO& o, py::object adapter) { o.active_adapters.append(adapter); },
+          py::arg("adapter"))
+      .def_property_readonly("_active_adapters", [](const RO& o) { return py::list(o.active_adapters); });
 
   m.def(
       "set_default_logger_severity",

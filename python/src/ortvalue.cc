@@ -322,9 +322,27 @@ void register_ortvalue(py::module_& m) {
       // onyx's is both at once.
       .def_property_readonly("_ortvalue", [](py::object self) { return self; })
       .def("_get_c_value", [](py::object self) { return self; })
-      .def("has_value", [](const PyOrtValue& v) { return !v.value.is_none(); })
+      .def("has_value", [](const PyOrtValue& v) { return !v.value.is_none() || v.sparse; })
       .def("is_tensor", [](const PyOrtValue& v) { return v.value.is_tensor(); })
-      .def("is_sparse_tensor", [](const PyOrtValue&) { return false; })
+      .def("is_sparse_tensor", [](const PyOrtValue& v) { return bool(v.sparse); })
+      .def_static(
+          "ort_value_from_sparse_tensor",
+          [](py::object sparse_tensor) {
+            if (!py::hasattr(sparse_tensor, "as_coo_view") || !py::hasattr(sparse_tensor, "dense_shape"))
+              throw py::type_error("ort_value_from_sparse_tensor takes an onyx.SparseTensor");
+            PyOrtValue v;
+            v.sparse = std::shared_ptr<py::object>(new py::object(std::move(sparse_tensor)), [](py::object* o) {
+              PyGILState_STATE state = PyGILState_Ensure();
+              delete o;
+              PyGILState_Release(state);
+            });
+            return v;
+          },
+          py::arg("sparse_tensor"), "An OrtValue holding a SparseTensor (not a feed: onyx runs dense tensors).")
+      .def("as_sparse_tensor", [](const PyOrtValue& v) -> py::object {
+        if (!v.sparse) raise(OrtError::kInvalidArgument, "as_sparse_tensor: the OrtValue does not hold a sparse tensor");
+        return *v.sparse;
+      })
       .def("is_tensor_sequence", [](const PyOrtValue& v) { return v.value.is_sequence(); })
       .def(
           "update_inplace",

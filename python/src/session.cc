@@ -126,7 +126,11 @@ PyOrtValueVector PySession::run_with_ort_values(py::dict input_feed, py::object 
     if (!py::isinstance<PyOrtValue>(value))
       throw py::type_error("input '" + name + "': run_with_ort_values takes OrtValue feeds, got " +
                            py::str(py::type::of(value).attr("__name__")).cast<std::string>());
-    feeds.emplace_back(std::move(name), value.cast<const PyOrtValue&>().value);
+    const PyOrtValue& ov = value.cast<const PyOrtValue&>();
+    if (ov.sparse)
+      raise(OrtError::kNotImplemented, "input '" + name + "': a sparse tensor feed; onyx's graphs take dense tensors "
+                                       "(SparseTensor.to_dense() gives one)");
+    feeds.emplace_back(std::move(name), ov.value);
   }
   PyOrtValueVector out;
   for (Value& v : run_checked(feeds, output_names_obj, run_options)) out.values.push_back(PyOrtValue{std::move(v)});
@@ -211,6 +215,16 @@ void register_session(py::module_& m) {
             return out;
           },
           py::arg("input_shapes"))
+      .def_property_readonly(
+          "placement",
+          [](const PySession& s) {
+            py::list out;
+            for (const NodePlacement& p : s.session().placement())
+              out.append(py::make_tuple(p.node, p.op, ProviderRegistry::global().ort_name(p.provider), p.reason,
+                                        p.is_copy));
+            return out;
+          },
+          "Where each node of the main graph runs: (label, op, provider, why not an earlier one, is a copy).")
       .def("end_profiling", &PySession::end_profiling)
       .def_property_readonly("session_options", [](const PySession& s) { return PySessionOptions(s.options()); });
 }

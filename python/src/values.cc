@@ -88,10 +88,26 @@ void release_array(void* p) {
 
 // `obj` as a tensor of element type `expected` (kUndefined: any).
 Tensor tensor_from_python(py::handle obj, DataType expected, const std::string& name) {
+  // Python lists, tuples and scalars take the declared element type, as ONNX Runtime converts
+  // them (a list of floats for a float32 input is float32, not float64).
+  const bool plain_python = !py::isinstance<py::array>(obj) && !py::hasattr(obj, "__array_interface__") &&
+                            !py::hasattr(obj, "__array__");
   py::array arr = py::isinstance<py::array>(obj) ? py::reinterpret_borrow<py::array>(obj)
-                                                 : py::array(numpy().attr("asarray")(obj));
+                  : plain_python && expected != DataType::kUndefined && expected != DataType::kBFloat16
+                      ? py::array(numpy().attr("asarray")(obj, numpy_dtype(expected)))
+                      : py::array(numpy().attr("asarray")(obj));
   py::dtype dt = arr.dtype();
   DataType given = data_type_of_numpy(dt);
+  // numpy void items (fixed-size raw bytes) are strings' bytes, as ONNX Runtime reads them.
+  if (given == DataType::kUndefined && dt.kind() == 'V' && (expected == DataType::kString || expected == DataType::kUndefined)) {
+    Shape shape(size_t(arr.ndim()));
+    for (size_t i = 0; i < shape.size(); ++i) shape[i] = int64_t(arr.shape(py::ssize_t(i)));
+    Tensor t(DataType::kString, shape);
+    py::list items = arr.attr("ravel")().attr("tolist")();
+    std::string* out = t.data<std::string>();
+    for (size_t i = 0; i < items.size(); ++i) out[i] = utf8_of(items[i]);
+    return t;
+  }
   if (given == DataType::kUInt16 && expected == DataType::kBFloat16) given = DataType::kBFloat16;
   if (given == DataType::kUndefined)
     raise(OrtError::kInvalidArgument,
@@ -142,6 +158,21 @@ void check_shape(const Tensor& t, const ir::TypeInfo& type, const std::string& n
 Value from_python_as(py::handle obj, const ir::TypeInfo& type, const std::string& name) {
   switch (type.kind) {
     case K::kTensor: {
+      if (py::isinstance<PyOrtValue>(obj)) {  // used as it is: no numpy round trip
+        const PyOrtValue& ov = obj.cast<const PyOrtValue&>();
+        if (ov.sparse)
+          raise(OrtError::kNotImplemented, "input '" + name + "': a sparse tensor feed; onyx's graphs take dense "
+                                           "tensors (SparseTensor.to_dense() gives one)");
+        if (!ov.value.is_tensor())
+          raise(OrtError::kInvalidArgument, "input '" + name + "' expects a tensor, the OrtValue holds " +
+                                                ov.value.describe());
+        const DataType given = ov.value.tensor().dtype();
+        if (type.elem_type != DataType::kUndefined && given != type.elem_type)
+          raise(OrtError::kInvalidArgument, "Unexpected input data type for input '" + name + "'. Actual: (" +
+                                                tensor_type(given) + ") , expected: (" + tensor_type(type.elem_type) + ")");
+        check_shape(ov.value.tensor(), type, name);
+        return ov.value;
+      }
       Tensor t = tensor_from_python(obj, type.elem_type, name);
       check_shape(t, type, name);
       return Value(std::move(t));

@@ -114,6 +114,28 @@ def _options_from_ort_config(options, text):
     return out
 
 
+class _EpAssignedNode:
+    __slots__ = ("name", "op_type", "domain")
+
+    def __init__(self, name, op_type, domain):
+        self.name, self.op_type, self.domain = name, op_type, domain
+
+    def __repr__(self):
+        return f"EpAssignedNode(name={self.name!r}, op_type={self.op_type!r}, domain={self.domain!r})"
+
+
+class _EpAssignment:
+    def __init__(self, ep_name):
+        self.ep_name = ep_name
+        self._nodes = []
+
+    def get_nodes(self):
+        return list(self._nodes)
+
+    def __repr__(self):
+        return f"EpAssignment(ep_name={self.ep_name!r}, nodes={len(self._nodes)})"
+
+
 class InferenceSession:
     """Loads an ONNX model (a path or the serialized bytes) and runs it, as
     onnxruntime.InferenceSession. `providers` in priority order: 'CUDAExecutionProvider'
@@ -198,7 +220,23 @@ class InferenceSession:
         input_feed: {input name: numpy array (or list of arrays for a sequence, dict for a map,
         None for an absent optional)}. Returns a list of numpy arrays / lists / dicts / None.
         run_options: a RunOptions (terminate, only_execute_path_to_fetches, ...)."""
+        if isinstance(run_options, C.RunOptions) and run_options._active_adapters:
+            input_feed = self._with_adapters(input_feed, run_options._active_adapters)
         return self._sess.run(output_names, input_feed, run_options)
+
+    def _with_adapters(self, input_feed, adapters):
+        """The feeds with each active adapter's parameters as the overridable initializers of
+        the same names (later adapters win; a name given in input_feed wins over both)."""
+        overridable = {a.name for a in self._overridable_initializers}
+        feeds = {}
+        for adapter in adapters:
+            for name, value in adapter.parameters().items():
+                if name not in overridable:
+                    raise C.InvalidArgument(f"adapter parameter '{name}' is not an overridable initializer of this "
+                                            f"model (it has: {', '.join(sorted(overridable)) or 'none'})")
+                feeds[name] = value
+        feeds.update(input_feed)
+        return feeds
 
     def run_with_ort_values(self, output_names, input_dict_ort_values, run_options=None):
         """As run(), with OrtValue feeds ({name: OrtValue}); returns a list of OrtValue. Nothing
@@ -233,6 +271,37 @@ class InferenceSession:
     def run_with_iobinding(self, iobinding, run_options=None):
         """Runs with the binding's inputs, writing its bound outputs (IOBinding.get_outputs())."""
         iobinding._iobinding.run(run_options)
+
+    def get_input_memory_infos(self):
+        """Where each input (get_inputs() order) is expected: onyx takes feeds in host memory
+        and moves them to the device that reads them (an IOBinding may bind them there)."""
+        from onyx.capi.devices import OrtAllocatorType, OrtMemoryInfo, OrtMemType
+
+        return [OrtMemoryInfo("Cpu", OrtAllocatorType.ORT_DEVICE_ALLOCATOR, 0, OrtMemType.DEFAULT)
+                for _ in self._inputs_meta]
+
+    def get_output_memory_infos(self):
+        """Where run() returns each output: host memory (an IOBinding may bind them on a device)."""
+        from onyx.capi.devices import OrtAllocatorType, OrtMemoryInfo, OrtMemType
+
+        return [OrtMemoryInfo("Cpu", OrtAllocatorType.ORT_DEVICE_ALLOCATOR, 0, OrtMemType.DEFAULT)
+                for _ in self._outputs_meta]
+
+    def get_provider_graph_assignment_info(self):
+        """Which provider runs which nodes: a list of assignments in execution order, each with
+        ep_name and get_nodes() (nodes with name, op_type and domain); consecutive nodes on
+        one provider form one assignment. onyx records it always; copies between devices are
+        left out."""
+        out = []
+        for label, op, provider, _why, is_copy in self._sess.placement:
+            if is_copy:
+                continue
+            domain, _, op_type = op.rpartition(":")
+            name = label[1:label.index("' (")] if label.startswith("'") and "' (" in label else ""
+            if not out or out[-1].ep_name != provider:
+                out.append(_EpAssignment(provider))
+            out[-1]._nodes.append(_EpAssignedNode(name, op_type, domain))
+        return out
 
     def get_session_options(self):
         """A copy of the SessionOptions the session was created with."""
