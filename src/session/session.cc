@@ -10,6 +10,7 @@
 #include "onnx/mapped_file.h"
 #include "onnx/writer.h"
 #include "ops/infer_graph.h"
+#include "training/gradient_op.h"
 #include "ops/op_rule.h"
 #include "optimizer/pass_manager.h"
 #include "providers/external_data_loader.h"
@@ -117,6 +118,8 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
                    [](const auto& p) { return p->name() == "CPU"; }))
     placement.providers.push_back(CpuProvider::shared());
 
+  // ONNX's Gradient op (ai.onnx.preview.training) becomes the backward graph it stands for.
+  if (training::has_gradient_ops(s->model_->graph)) ONYX_RETURN_IF_ERROR(training::expand_gradient_ops(*s->model_));
   ONYX_RETURN_IF_ERROR(s->apply_initializer_overrides());
   ONYX_RETURN_IF_ERROR(s->place_external_data());
   ONYX_ASSIGN_OR_RETURN(FreeDimensionResult dims,

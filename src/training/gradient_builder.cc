@@ -1,0 +1,337 @@
+#include "training/gradient_builder.h"
+
+#include <algorithm>
+#include <deque>
+#include <set>
+#include <unordered_map>
+
+#include "core/data_type.h"
+#include "training/gradient_rule.h"
+
+namespace onyx::training {
+
+// ------------------------------------------------------------------------------ registry
+
+GradientRegistry& GradientRegistry::global() {
+  static GradientRegistry registry;
+  return registry;
+}
+
+void GradientRegistry::add(const std::string& domain, const std::string& op, GradientRule rule) {
+  rules_[{domain == "ai.onnx" ? "" : domain, op}] = std::move(rule);
+}
+
+const GradientRule* GradientRegistry::find(const std::string& domain, const std::string& op) const {
+  auto it = rules_.find({domain == "ai.onnx" ? "" : domain, op});
+  return it == rules_.end() ? nullptr : &it->second;
+}
+
+std::string GradientRegistry::names() const {
+  std::string out;
+  for (const auto& [key, rule] : rules_) out += (out.empty() ? "" : ", ") + (key.first.empty() ? "" : key.first + ":") + key.second;
+  return out;
+}
+
+ir::Attribute GradientEmitter::int_attr(const std::string& name, int64_t v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::kInt;
+  a.i = v;
+  return a;
+}
+
+ir::Attribute GradientEmitter::ints_attr(const std::string& name, std::vector<int64_t> v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::kInts;
+  a.ints = std::move(v);
+  return a;
+}
+
+ir::Attribute GradientEmitter::float_attr(const std::string& name, float v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::kFloat;
+  a.f = v;
+  return a;
+}
+
+namespace {
+
+Result<Tensor> scalar_tensor(DataType dtype, double value, Shape shape = {}) {
+  ONYX_ASSIGN_OR_RETURN(Tensor t, Tensor::create(dtype, shape));
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    switch (dtype) {
+      case DataType::kFloat: t.data<float>()[i] = float(value); break;
+      case DataType::kDouble: t.data<double>()[i] = value; break;
+      case DataType::kFloat16: t.data<Float16>()[i] = Float16(float(value)); break;
+      case DataType::kInt64: t.data<int64_t>()[i] = int64_t(value); break;
+      case DataType::kInt32: t.data<int32_t>()[i] = int32_t(value); break;
+      default: return not_implemented("gradients of ", data_type_name(dtype), " values");
+    }
+  }
+  return t;
+}
+
+// The emitter over one graph: new nodes are collected and appended after the forward nodes.
+class Emitter final : public GradientEmitter {
+ public:
+  Emitter(ir::Graph& graph, int64_t opset, const ops::GraphTypes& types) : graph_(graph), opset_(opset), types_(types) {
+    for (const auto& vi : graph.inputs) used_.insert(vi.name);
+    for (const auto& vi : graph.outputs) used_.insert(vi.name);
+    for (const auto& [name, t] : graph.initializers) used_.insert(name);
+    for (const auto& n : graph.nodes) {
+      used_.insert(n.name);
+      for (const auto& o : n.outputs) used_.insert(o);
+    }
+  }
+
+  int64_t opset() const override { return opset_; }
+
+  std::string fresh(const std::string& hint) {
+    for (;;) {
+      std::string name = hint + "_grad" + std::to_string(counter_++);
+      if (used_.insert(name).second) return name;
+    }
+  }
+
+  std::vector<std::string> node(const std::string& op, const std::vector<std::string>& inputs,
+                                std::map<std::string, ir::Attribute> attributes, size_t outputs,
+                                const std::string& domain) override {
+    ir::Node n;
+    n.op_type = op;
+    n.domain = domain;
+    n.name = fresh("Grad/" + op);
+    n.inputs = inputs;
+    for (size_t k = 0; k < outputs; ++k) n.outputs.push_back(fresh(op));
+    n.attributes = std::move(attributes);
+    std::vector<std::string> out = n.outputs;
+    emitted_.push_back(std::move(n));
+    return out;
+  }
+
+  std::string constant(Tensor t, const std::string& hint) override {
+    const std::string name = fresh(hint);
+    graph_.initializers.emplace(name, std::move(t));
+    return name;
+  }
+
+  Result<std::string> scalar(DataType dtype, double value) override {
+    ONYX_ASSIGN_OR_RETURN(Tensor t, scalar_tensor(dtype, value));
+    return constant(std::move(t), "scalar");
+  }
+
+  std::string int64s(const std::vector<int64_t>& values) override {
+    Tensor t(DataType::kInt64, Shape{int64_t(values.size())});
+    std::copy(values.begin(), values.end(), t.data<int64_t>());
+    return constant(std::move(t), "ints");
+  }
+
+  const Tensor* initializer(const std::string& name) const override {
+    auto it = graph_.initializers.find(name);
+    return it == graph_.initializers.end() ? nullptr : &it->second;
+  }
+
+  const ir::TypeInfo& type_of(const std::string& value) const override {
+    static const ir::TypeInfo kUnknown;
+    auto it = types_.all.find(value);
+    return it == types_.all.end() ? kUnknown : it->second;
+  }
+
+  std::string reduce_sum(const std::string& x, const std::vector<int64_t>& axes, bool keepdims) override {
+    if (opset_ >= 13) return op("ReduceSum", {x, int64s(axes)}, {{"keepdims", int_attr("keepdims", keepdims)}});
+    return op("ReduceSum", {x}, {{"axes", ints_attr("axes", axes)}, {"keepdims", int_attr("keepdims", keepdims)}});
+  }
+
+  Result<std::string> sum_to_shape_of(const std::string& grad, const std::string& shaped_as,
+                                      const std::string& like) override {
+    return sum_to_shape(grad, type_of(shaped_as).shape, like);
+  }
+
+  Result<std::string> sum_to_shape(const std::string& grad, const SymbolicShape& from_shape,
+                                   const std::string& like) override {
+    const ir::TypeInfo& to = type_of(like);
+    if (!from_shape.has_rank || !to.shape.has_rank)
+      return not_implemented("the gradient of a broadcast from '", like, "' to ", from_shape.to_string(),
+                             " needs both ranks known statically (got ", from_shape.to_string(), " and ",
+                             to.shape.to_string(), ")");
+    const auto& fd = from_shape.dims;
+    const auto& td = to.shape.dims;
+    if (td.size() > fd.size())
+      return invalid_argument("gradient: '", like, "' ", to.shape.to_string(), " has more dims than ",
+                              from_shape.to_string());
+    const size_t lead = fd.size() - td.size();
+    std::vector<int64_t> axes;
+    for (size_t i = 0; i < lead; ++i) axes.push_back(int64_t(i));
+    std::vector<int64_t> target;
+    bool target_known = true;
+    for (size_t i = 0; i < td.size(); ++i) {
+      const Dim& a = fd[lead + i];
+      const Dim& b = td[i];
+      const bool same = (a.value && b.value && *a.value == *b.value) ||
+                        (!a.symbol.empty() && a.symbol == b.symbol);
+      if (b.value && *b.value == 1 && !(a.value && *a.value == 1)) {
+        axes.push_back(int64_t(lead + i));
+      } else if (!same) {
+        return not_implemented("the gradient of a broadcast from '", like, "' ", to.shape.to_string(), " to ",
+                               from_shape.to_string(), " needs the sizes of dim ", i, " known statically");
+      }
+      target.push_back(b.value ? *b.value : 0);
+      target_known = target_known && b.value.has_value();
+    }
+    if (axes.empty()) return grad;
+    // Summing the added dims away (keepdims 0) leaves the size-1 dims to keep.
+    std::string summed = reduce_sum(grad, axes, false);
+    if (lead == axes.size()) return summed;
+    if (target_known) return op("Reshape", {summed, int64s(target)});
+    return op("Reshape", {summed, op("Shape", {like})});
+  }
+
+  std::vector<ir::Node> take_emitted() { return std::move(emitted_); }
+
+ private:
+  ir::Graph& graph_;
+  int64_t opset_;
+  const ops::GraphTypes& types_;
+  std::set<std::string> used_;
+  std::vector<ir::Node> emitted_;
+  size_t counter_ = 0;
+};
+
+bool differentiable(DataType t) {
+  return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 || t == DataType::kBFloat16 ||
+         t == DataType::kUndefined;
+}
+
+}  // namespace
+
+Result<std::vector<std::string>> build_gradients(ir::Graph& graph, const std::map<std::string, int64_t>& opsets,
+                                                 const ops::GraphTypes& types, const GradientRequest& request) {
+  auto opset_it = opsets.find("");
+  Emitter emit(graph, opset_it == opsets.end() ? 1 : opset_it->second, types);
+
+  // Which values exist, and who reads what.
+  std::set<std::string> known;
+  for (const auto& vi : graph.inputs) known.insert(vi.name);
+  for (const auto& [name, t] : graph.initializers) known.insert(name);
+  std::unordered_map<std::string, std::vector<size_t>> readers;
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    for (const auto& o : graph.nodes[i].outputs) known.insert(o);
+    for (const auto& in : graph.nodes[i].inputs)
+      if (!in.empty()) readers[in].push_back(i);
+  }
+  for (const auto& x : request.xs)
+    if (!known.count(x)) return not_found("gradient: the graph has no value '", x, "' to differentiate with respect to");
+  if (!known.count(request.y)) return not_found("gradient: the graph has no value '", request.y, "' to differentiate");
+
+  // Values that depend on an x, and nodes on a path from an x to y.
+  std::set<std::string> depends(request.xs.begin(), request.xs.end());
+  for (const auto& n : graph.nodes)
+    if (std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& v) { return depends.count(v) > 0; }))
+      depends.insert(n.outputs.begin(), n.outputs.end());
+  std::set<std::string> needed = {request.y};
+  std::vector<bool> on_path(graph.nodes.size(), false);
+  for (size_t i = graph.nodes.size(); i-- > 0;) {
+    const ir::Node& n = graph.nodes[i];
+    if (std::none_of(n.outputs.begin(), n.outputs.end(), [&](const std::string& v) { return needed.count(v) > 0; }))
+      continue;
+    bool reads_x = false;
+    for (const auto& in : n.inputs)
+      if (!in.empty() && depends.count(in)) {
+        needed.insert(in);
+        reads_x = true;
+      }
+    on_path[i] = reads_x;
+  }
+
+  // The chain of nodes from y back to node i, for messages.
+  auto path_from_y = [&](size_t i) {
+    std::string path = graph.nodes[i].label();
+    size_t at = i;
+    for (int steps = 0; steps < 64; ++steps) {
+      const ir::Node& n = graph.nodes[at];
+      if (std::find(n.outputs.begin(), n.outputs.end(), request.y) != n.outputs.end()) break;
+      bool moved = false;
+      for (const auto& o : n.outputs) {
+        for (size_t r : readers[o])
+          if (on_path[r]) {
+            at = r;
+            moved = true;
+            break;
+          }
+        if (moved) break;
+      }
+      if (!moved) break;
+      path = graph.nodes[at].label() + " <- " + path;
+    }
+    return "'" + request.y + "' <- " + path;
+  };
+
+  std::unordered_map<std::string, std::vector<std::string>> contributions;
+  auto accumulated = [&](const std::string& value) -> std::string {
+    auto it = contributions.find(value);
+    if (it == contributions.end() || it->second.empty()) return "";
+    if (it->second.size() == 1) return it->second.front();
+    const std::string sum = emit.op("Sum", it->second);
+    it->second = {sum};
+    return sum;
+  };
+
+  if (request.seed.empty()) {
+    const DataType yt = emit.type_of(request.y).elem_type;
+    if (yt == DataType::kUndefined) return not_implemented("gradient: the element type of '", request.y, "' is not known statically");
+    ONYX_ASSIGN_OR_RETURN(Tensor one, scalar_tensor(yt, 1.0, Shape{1}));
+    ir::Attribute value;
+    value.name = "value";
+    value.type = ir::Attribute::Type::kTensor;
+    value.t = std::move(one);
+    contributions[request.y].push_back(emit.op("ConstantOfShape", {emit.op("Shape", {request.y})}, {{"value", value}}));
+  } else {
+    contributions[request.y].push_back(request.seed);
+  }
+
+  const GradientRegistry& rules = GradientRegistry::global();
+  for (size_t i = graph.nodes.size(); i-- > 0;) {
+    if (!on_path[i]) continue;
+    const ir::Node& n = graph.nodes[i];
+    GradientContext ctx{n, {}, {}, {}, emit};
+    bool any = false;
+    for (const auto& o : n.outputs) {
+      ctx.output_grads.push_back(o.empty() ? "" : accumulated(o));
+      any = any || !ctx.output_grads.back().empty();
+    }
+    if (!any) continue;
+    const GradientRule* rule = rules.find(n.domain, n.op_type);
+    if (!rule)
+      return not_implemented("gradient: no gradient rule for ", n.domain.empty() ? "" : n.domain + ":", n.op_type,
+                             " (node ", n.label(), ", on the path ", path_from_y(i), "); onyx has rules for ",
+                             rules.names());
+    for (const auto& in : n.inputs)
+      ctx.needs_grad.push_back(!in.empty() && depends.count(in) > 0 && differentiable(emit.type_of(in).elem_type));
+    ctx.input_grads.assign(n.inputs.size(), "");
+    Status s = (*rule)(ctx);
+    if (!s.ok()) return std::move(s).with_context("gradient of node " + n.label() + " on the path " + path_from_y(i));
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      if (ctx.needs_grad[k] && !ctx.input_grads[k].empty()) contributions[n.inputs[k]].push_back(ctx.input_grads[k]);
+  }
+
+  std::vector<std::string> out;
+  for (const auto& x : request.xs) {
+    std::string g = accumulated(x);
+    if (g.empty()) {  // y does not depend on x: zeros of x's shape
+      const DataType xt = emit.type_of(x).elem_type;
+      if (xt == DataType::kUndefined) return not_implemented("gradient: the element type of '", x, "' is not known statically");
+      ONYX_ASSIGN_OR_RETURN(Tensor zero, scalar_tensor(xt, 0.0, Shape{1}));
+      ir::Attribute value;
+      value.name = "value";
+      value.type = ir::Attribute::Type::kTensor;
+      value.t = std::move(zero);
+      g = emit.op("ConstantOfShape", {emit.op("Shape", {x})}, {{"value", value}});
+    }
+    out.push_back(g);
+  }
+  for (ir::Node& n : emit.take_emitted()) graph.nodes.push_back(std::move(n));
+  return out;
+}
+
+}  // namespace onyx::training

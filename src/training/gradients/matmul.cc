@@ -1,0 +1,44 @@
+// MatMul (Y = A @ B, both of rank 2 or more, batch dims broadcasting):
+//   dA = dY @ B^T and dB = A^T @ dY (transposing the last two dims), each summed over the
+//   batch dims that broadcasting added or stretched. Rank-1 operands are refused by name.
+#include "training/gradient_rule.h"
+
+namespace onyx::training {
+namespace {
+
+// The last two dims of `v` swapped (its rank must be known).
+std::string transposed(GradientEmitter& e, const std::string& v, size_t rank) {
+  std::vector<int64_t> perm(rank);
+  for (size_t i = 0; i < rank; ++i) perm[i] = int64_t(i);
+  std::swap(perm[rank - 1], perm[rank - 2]);
+  return e.op("Transpose", {v}, {{"perm", GradientEmitter::ints_attr("perm", perm)}});
+}
+
+Status matmul_gradient(GradientContext& ctx) {
+  const std::string& dy = ctx.output_grads[0];
+  if (dy.empty()) return Status::Ok();
+  GradientEmitter& e = ctx.emit;
+  const SymbolicShape& a = e.type_of(ctx.input(0)).shape;
+  const SymbolicShape& b = e.type_of(ctx.input(1)).shape;
+  const SymbolicShape& y = e.type_of(ctx.output(0)).shape;
+  if (!a.has_rank || !b.has_rank || !y.has_rank)
+    return not_implemented("MatMul's gradient needs the ranks of its inputs known statically");
+  if (a.dims.size() < 2 || b.dims.size() < 2)
+    return not_implemented("MatMul's gradient with a rank-1 operand (", a.to_string(), " @ ", b.to_string(), ")");
+  for (size_t i = 0; i < 2; ++i) {
+    if (!ctx.needs_grad[i]) continue;
+    const SymbolicShape& self = i == 0 ? a : b;
+    // The full gradient has Y's batch dims and this operand's last two.
+    SymbolicShape full = y;
+    full.dims[full.dims.size() - 2] = self.dims[self.dims.size() - 2];
+    full.dims[full.dims.size() - 1] = self.dims[self.dims.size() - 1];
+    const std::string g = i == 0 ? e.op("MatMul", {dy, transposed(e, ctx.input(1), b.dims.size())})
+                                 : e.op("MatMul", {transposed(e, ctx.input(0), a.dims.size()), dy});
+    ONYX_ASSIGN_OR_RETURN(ctx.input_grads[i], e.sum_to_shape(g, full, ctx.input(i)));
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+ONYX_REGISTER_GRADIENT("", "MatMul", matmul_gradient);
+}  // namespace onyx::training

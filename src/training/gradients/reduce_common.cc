@@ -1,0 +1,58 @@
+#include "training/gradients/reduce_common.h"
+
+namespace onyx::training {
+
+Status reduce_gradient(GradientContext& ctx, bool mean) {
+  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
+  GradientEmitter& e = ctx.emit;
+  const SymbolicShape& x = e.type_of(ctx.input(0)).shape;
+  if (!x.has_rank) return not_implemented(ctx.node.op_type, "'s gradient needs the input's rank known statically");
+  const int64_t rank = int64_t(x.dims.size());
+  std::vector<int64_t> axes;
+  bool axes_given = false;
+  if (const ir::Attribute* a = ctx.node.attribute("axes")) {
+    axes = a->ints;
+    axes_given = true;
+  } else if (ctx.node.inputs.size() > 1 && !ctx.node.inputs[1].empty()) {
+    const Tensor* t = e.initializer(ctx.node.inputs[1]);
+    if (!t || t->dtype() != DataType::kInt64)
+      return not_implemented(ctx.node.op_type, "'s gradient needs its axes input to be a constant (an int64 "
+                             "initializer), got '", ctx.node.inputs[1], "'");
+    axes.assign(t->data<int64_t>(), t->data<int64_t>() + t->numel());
+    axes_given = true;
+  }
+  const ir::Attribute* noop = ctx.node.attribute("noop_with_empty_axes");
+  if ((!axes_given || axes.empty()) && noop && noop->i) {  // nothing reduced
+    ctx.input_grads[0] = ctx.output_grads[0];
+    return Status::Ok();
+  }
+  std::vector<bool> reduced(size_t(rank), !axes_given || axes.empty());
+  for (int64_t a : axes) {
+    if (a < -rank || a >= rank) return invalid_argument(ctx.node.op_type, " axis ", a, " out of range for rank ", rank);
+    reduced[size_t(a < 0 ? a + rank : a)] = true;
+  }
+  const ir::Attribute* keep = ctx.node.attribute("keepdims");
+  std::string dy = ctx.output_grads[0];
+  if (keep && keep->i == 0) {  // put the reduced dims back as 1
+    std::vector<int64_t> unsqueeze;
+    for (int64_t i = 0; i < rank; ++i)
+      if (reduced[size_t(i)]) unsqueeze.push_back(i);
+    dy = e.opset() >= 13 ? e.op("Unsqueeze", {dy, e.int64s(unsqueeze)})
+                         : e.op("Unsqueeze", {dy}, {{"axes", GradientEmitter::ints_attr("axes", unsqueeze)}});
+  }
+  std::string g = e.op("Expand", {dy, e.op("Shape", {ctx.input(0)})});
+  if (mean) {
+    double count = 1;
+    for (int64_t i = 0; i < rank; ++i) {
+      if (!reduced[size_t(i)]) continue;
+      if (!x.dims[size_t(i)].value) return not_implemented("ReduceMean's gradient needs the reduced dims' sizes known statically");
+      count *= double(*x.dims[size_t(i)].value);
+    }
+    ONYX_ASSIGN_OR_RETURN(std::string scale, e.scalar(ctx.elem_type(ctx.input(0)), count > 0 ? 1.0 / count : 0.0));
+    g = e.op("Mul", {g, scale});
+  }
+  ctx.input_grads[0] = g;
+  return Status::Ok();
+}
+
+}  // namespace onyx::training

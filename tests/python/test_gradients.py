@@ -1,0 +1,133 @@
+"""The gradient builder through ONNX's Gradient op (ai.onnx.preview.training): each rule
+against central finite differences in float64, broadcasting undone, values read twice summed,
+and the errors for what has no rule."""
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+import onyx
+from conftest import tensor_info
+
+D = TensorProto.DOUBLE
+
+
+def gradient_model(nodes, inputs, y, initializers=(), opset=17):
+    """The forward nodes, then Gradient(xs = every input, y) as outputs dy_d<x>."""
+    names = [name for name, _ in inputs]
+    grad = helper.make_node("Gradient", names, [f"d_{n}" for n in names], domain="ai.onnx.preview.training",
+                            xs=names, y=y)
+    graph = helper.make_graph(
+        list(nodes) + [grad], "g", [tensor_info(n, D, list(shape)) for n, shape in inputs],
+        [tensor_info(y, D, None)] + [tensor_info(f"d_{n}", D, list(shape)) for n, shape in inputs],
+        list(initializers))
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset),
+                                                    helper.make_opsetid("ai.onnx.preview.training", 1)])
+    model.ir_version = 8
+    return model.SerializeToString()
+
+
+def check_against_finite_differences(nodes, inputs, y, feeds, initializers=(), opset=17, eps=1e-6, tol=1e-6):
+    sess = onyx.InferenceSession(gradient_model(nodes, inputs, y, initializers, opset))
+    outs = sess.run(None, feeds)
+    grads = dict(zip([n for n, _ in inputs], outs[1:]))
+    for name, _ in inputs:
+        x = feeds[name]
+        numeric = np.zeros_like(x)
+        for i in range(x.size):
+            plus, minus = dict(feeds), dict(feeds)
+            plus[name] = x.copy()
+            plus[name].flat[i] += eps
+            minus[name] = x.copy()
+            minus[name].flat[i] -= eps
+            numeric.flat[i] = (sess.run([y], plus)[0].sum() - sess.run([y], minus)[0].sum()) / (2 * eps)
+        assert grads[name].shape == x.shape, name
+        np.testing.assert_allclose(grads[name], numeric, rtol=tol, atol=tol, err_msg=f"d{y}/d{name}")
+
+
+rng = np.random.default_rng(7)
+
+
+def r(*shape, low=-1.0, high=1.0):
+    return rng.uniform(low, high, shape)
+
+
+@pytest.mark.parametrize("op", ["Add", "Sub", "Mul", "Div"])
+def test_binary_ops_with_broadcasting(op):
+    nodes = [helper.make_node(op, ["a", "b"], ["y"])]
+    b = r(1, 4, low=0.5, high=2.0)  # Div: away from zero
+    check_against_finite_differences(nodes, [("a", (3, 4)), ("b", (1, 4))], "y", {"a": r(3, 4), "b": b})
+    check_against_finite_differences(nodes, [("a", (2, 3, 4)), ("b", (4,))], "y",
+                                     {"a": r(2, 3, 4), "b": r(4, low=0.5, high=2.0)})
+    check_against_finite_differences(nodes, [("a", ()), ("b", (2, 2))], "y",
+                                     {"a": np.array(0.7), "b": r(2, 2, low=0.5, high=2.0)})
+
+
+@pytest.mark.parametrize("op,low", [("Neg", -1), ("Identity", -1), ("Sigmoid", -2), ("Tanh", -2), ("Exp", -1),
+                                    ("Log", 0.5), ("Sqrt", 0.5), ("Relu", -1)])
+def test_unary_ops(op, low):
+    x = r(3, 5, low=low, high=2.0)
+    if op == "Relu":
+        x[np.abs(x) < 1e-3] = 0.5  # away from the kink
+    check_against_finite_differences([helper.make_node(op, ["x"], ["y"])], [("x", (3, 5))], "y", {"x": x})
+
+
+@pytest.mark.parametrize("a_shape,b_shape", [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)),
+                                             ((2, 3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2))])
+def test_matmul_with_batch_broadcasting(a_shape, b_shape):
+    check_against_finite_differences([helper.make_node("MatMul", ["a", "b"], ["y"])],
+                                     [("a", a_shape), ("b", b_shape)], "y", {"a": r(*a_shape), "b": r(*b_shape)})
+
+
+def test_reshape_transpose_and_reductions():
+    shape = numpy_helper.from_array(np.array([4, 6], np.int64), "shape")
+    axes = numpy_helper.from_array(np.array([1], np.int64), "axes")
+    nodes = [helper.make_node("Reshape", ["x", "shape"], ["r"]),
+             helper.make_node("Transpose", ["r"], ["t"], perm=[1, 0]),
+             helper.make_node("ReduceSum", ["t", "axes"], ["s"], keepdims=0),
+             helper.make_node("Mul", ["s", "s"], ["y"])]
+    check_against_finite_differences(nodes, [("x", (2, 3, 4))], "y", {"x": r(2, 3, 4)}, [shape, axes])
+    mean = [helper.make_node("ReduceMean", ["x"], ["m"], axes=[0, 2], keepdims=1),
+            helper.make_node("Mul", ["m", "x"], ["y"])]
+    check_against_finite_differences(mean, [("x", (2, 3, 4))], "y", {"x": r(2, 3, 4)})
+    everything = [helper.make_node("ReduceSum", ["x"], ["y"], keepdims=0)]
+    check_against_finite_differences(everything, [("x", (2, 3))], "y", {"x": r(2, 3)})
+
+
+def test_values_read_twice_sum_and_unrelated_inputs_get_zeros():
+    # y = (a + b) * a: dy/da = 2a + b, dy/db = a; c does not reach y.
+    nodes = [helper.make_node("Add", ["a", "b"], ["c"]), helper.make_node("Mul", ["c", "a"], ["y"]),
+             helper.make_node("Neg", ["z"], ["unused"])]
+    sess = onyx.InferenceSession(gradient_model(nodes, [("a", (3,)), ("b", (3,)), ("z", (2,))], "y"))
+    a, b, z = r(3), r(3), r(2)
+    _, da, db, dz = sess.run(None, {"a": a, "b": b, "z": z})
+    np.testing.assert_allclose(da, 2 * a + b)
+    np.testing.assert_allclose(db, a)
+    np.testing.assert_array_equal(dz, np.zeros(2))
+
+
+def test_a_small_mlp_loss():
+    nodes = [helper.make_node("MatMul", ["x", "w1"], ["h"]), helper.make_node("Add", ["h", "b1"], ["hb"]),
+             helper.make_node("Tanh", ["hb"], ["t"]), helper.make_node("MatMul", ["t", "w2"], ["o"]),
+             helper.make_node("Sub", ["o", "target"], ["e"]), helper.make_node("Mul", ["e", "e"], ["sq"]),
+             helper.make_node("ReduceMean", ["sq"], ["y"], keepdims=0)]
+    inputs = [("x", (4, 3)), ("w1", (3, 5)), ("b1", (5,)), ("w2", (5, 2)), ("target", (4, 2))]
+    check_against_finite_differences(nodes, inputs, "y", {n: r(*s) for n, s in inputs})
+
+
+def test_an_op_without_a_rule_is_named_with_its_path():
+    nodes = [helper.make_node("Sin", ["x"], ["s"], name="the_sine"), helper.make_node("Neg", ["s"], ["y"], name="neg")]
+    with pytest.raises(onyx.NotImplemented, match=r"no gradient rule for Sin \(node 'the_sine' \(Sin\), on the path "
+                                                   r"'y' <- 'neg' \(Neg\) <- 'the_sine' \(Sin\)\)"):
+        onyx.InferenceSession(gradient_model(nodes, [("x", (2,))], "y"))
+
+
+def test_bad_gradient_nodes_are_refused():
+    nodes = [helper.make_node("Neg", ["x"], ["y"])]
+    bad_y = helper.make_node("Gradient", ["x"], ["dx"], domain="ai.onnx.preview.training", xs=["x"], y="nope")
+    graph = helper.make_graph(nodes + [bad_y], "g", [tensor_info("x", D, [2])],
+                              [tensor_info("y", D, [2]), tensor_info("dx", D, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                    helper.make_opsetid("ai.onnx.preview.training", 1)])
+    model.ir_version = 8
+    with pytest.raises(RuntimeError, match="no value 'nope' to differentiate"):
+        onyx.InferenceSession(model.SerializeToString())
