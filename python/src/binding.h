@@ -183,5 +183,9 @@ void register_ortvalue(py::module_& m);
 void register_io_binding(py::module_& m);
 // OrtValueVector, is_dlpack_uint8_tensor.
 void register_ortvalue_vector(py::module_& m);
+// set_default_logger_callback; flush_log_messages hands queued messages to the callback
+// (call with the GIL held, after an API call that may log).
+void register_logging(py::module_& m);
+void flush_log_messages();
 
 }  // namespace onyx::python

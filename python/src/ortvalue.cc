@@ -267,6 +267,28 @@ void register_ortvalue(py::module_& m) {
           },
           "The DLPack protocol. Stream and version arguments are accepted: onyx's device values are complete "
           "when handed out (runs wait for their devices), so any consumer stream may read them.")
+      .def(
+          "__array__",
+          [](const PyOrtValue& v, py::object dtype, py::object copy) {
+            py::object arr;
+            const bool host_numbers = v.value.is_tensor() && v.value.tensor().device().is_cpu() &&
+                                      v.value.tensor().dtype() != DataType::kString &&
+                                      v.value.tensor().numel() > 0 && v.value.tensor().buffer();
+            if (host_numbers) {  // a view of the tensor, which the array keeps alive
+              const Tensor& t = v.value.tensor();
+              std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+              py::capsule base(new std::shared_ptr<Buffer>(t.buffer()),
+                               [](void* p) { delete static_cast<std::shared_ptr<Buffer>*>(p); });
+              arr = py::array(numpy_dtype(t.dtype()), shape, {}, t.raw_data(), base);
+            } else {
+              arr = value_to_python(v.value, /*may_share=*/true);
+            }
+            if (!dtype.is_none()) arr = arr.attr("astype")(dtype, py::arg("copy") = false);
+            if (!copy.is_none() && copy.cast<bool>()) arr = arr.attr("copy")();
+            return arr;
+          },
+          py::arg("dtype") = py::none(), py::arg("copy") = py::none(),
+          "numpy's array protocol: np.asarray(value) views the tensor (a copy for another dtype or copy=True).")
       .def("__dlpack_device__",
            [](const PyOrtValue& v) {
              const Device d = tensor_of(v, "__dlpack_device__").device();

@@ -38,6 +38,7 @@ PySession::PySession(const PySessionOptions& options, py::handle model, bool is_
     py::gil_scoped_release release;  // the caller's bytes object stays referenced meanwhile
     loaded = Session::load_bytes(data, size_t(size), core);
   }
+  flush_log_messages();
   if (!loaded.ok()) raise_status(loaded.status(), Phase::kLoad);
   session_ = std::move(loaded).value();
   const auto& inputs = session_->inputs();
@@ -109,6 +110,7 @@ py::list PySession::run(py::object output_names_obj, py::dict input_feed, py::ob
     feeds.emplace_back(std::move(name), value_from_python(value, vi));
   }
   const std::vector<Value> values = run_checked(feeds, output_names_obj, run_options);
+  flush_log_messages();
   py::list out(values.size());
   // `feeds` is still alive here, so an output that passes an input through shares its
   // buffer with the feed and is copied, never handed back as a view of the caller's array.

@@ -199,10 +199,58 @@ def test_placement_report_and_memory_infos():
     model = make_model([helper.make_node("Relu", ["x"], ["r"], name="first"),
                         helper.make_node("Neg", ["r"], ["y"], name="second")],
                        [tensor_info("x", TensorProto.FLOAT, [2])], [tensor_info("y", TensorProto.FLOAT, [2])])
-    sess = onyx.InferenceSession(model, providers=["CPUExecutionProvider"])
-    (assignment,) = sess.get_provider_graph_assignment_info()
-    assert assignment.ep_name == "CPUExecutionProvider"
-    assert [(n.name, n.op_type, n.domain) for n in assignment.get_nodes()] == [("first", "Relu", ""),
-                                                                                ("second", "Neg", "")]
+    with pytest.raises(onyx.Fail, match="session.record_ep_graph_assignment_info"):
+        onyx.InferenceSession(model).get_provider_graph_assignment_info()
+    so = onyx.SessionOptions()
+    so.add_session_config_entry("session.record_ep_graph_assignment_info", "1")
+    sess = onyx.InferenceSession(model, so, providers=["CPUExecutionProvider"])
+    assignments = sess.get_provider_graph_assignment_info()
+    assert [a.ep_name for a in assignments] == ["CPUExecutionProvider"] * 2
+    assert [(n.name, n.op_type, n.domain) for a in assignments for n in a.get_nodes()] == [("first", "Relu", ""),
+                                                                                          ("second", "Neg", "")]
     (info,) = sess.get_input_memory_infos()
     assert info.name == "Cpu" and len(sess.get_output_memory_infos()) == 1
+    assert sess.get_input_epdevices() == [None]
+    v2 = onyx.OrtMemoryInfo.create_v2("Mine", onyx.OrtMemoryInfoDeviceType.CPU, 0, 0,
+                                      onyx.OrtDeviceMemoryType.DEFAULT, 64, onyx.OrtAllocatorType.ORT_ARENA_ALLOCATOR)
+    assert (v2.name, v2.alignment, v2.device_mem_type) == ("Mine", 64, onyx.OrtDeviceMemoryType.DEFAULT)
+    assert onyx.OrtDevice.make("cuda", 0).device_vendor_id() == onyx.OrtDeviceVendorId.NVIDIA
+
+
+def test_log_messages_reach_a_python_callback():
+    seen = []
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [tensor_info("x", TensorProto.FLOAT, [2])],
+                       [tensor_info("y", TensorProto.FLOAT, [2])])
+    try:
+        onyx.set_default_logger_callback(lambda *record: seen.append(record), severity=0)
+        onyx.InferenceSession(model)
+        assert seen, "session creation at verbose severity logs through the callback"
+        for severity, category, logid, location, message in seen:
+            assert isinstance(severity, int) and 0 <= severity <= 4
+            assert isinstance(category, str) and isinstance(logid, str) and isinstance(location, str)
+            assert isinstance(message, str) and message
+        with pytest.raises(RuntimeError, match="invalid log severity 5"):
+            onyx.set_default_logger_callback(print, severity=5)
+        with pytest.raises(RuntimeError, match="callable"):
+            onyx.set_default_logger_callback("print")
+
+        def raising(*record):
+            raise ValueError("from the callback")
+
+        onyx.set_default_logger_callback(raising, severity=0)
+        onyx.InferenceSession(model)  # reported as unraisable, never a crash or an exception here
+    finally:
+        onyx.set_default_logger_callback(None)
+        onyx.set_default_logger_severity(2)
+
+
+def test_ortvalues_take_part_in_numpys_array_protocol():
+    a = np.arange(6, dtype=np.float32).reshape(2, 3)
+    v = onyx.OrtValue.ortvalue_from_numpy(a)
+    view = np.asarray(v)
+    assert view.ctypes.data == v.data_ptr() and view.dtype == np.float32
+    np.testing.assert_array_equal(view, a)
+    as_double = np.asarray(v, dtype=np.float64)
+    assert as_double.dtype == np.float64 and as_double.ctypes.data != v.data_ptr()
+    strings = onyx.OrtValue.ortvalue_from_numpy(np.array(["a", "bc"], dtype=object))
+    assert list(np.asarray(strings)) == ["a", "bc"]

@@ -27,6 +27,29 @@ class OrtMemType(enum.IntEnum):
     DEFAULT = 0
 
 
+class OrtDeviceMemoryType(enum.IntEnum):
+    DEFAULT = 0
+    HOST_ACCESSIBLE = 5
+
+
+class OrtMemoryInfoDeviceType(enum.IntEnum):
+    CPU = 0
+    GPU = 1
+    FPGA = 2
+    NPU = 3
+
+
+class OrtDeviceVendorId(enum.IntEnum):
+    NONE = 0
+    AMD = 0x1002
+    NVIDIA = 0x10DE
+    ARM = 0x13B5
+    MICROSOFT = 0x1414
+    HUAWEI = 0x19E5
+    QUALCOMM = 0x5143
+    INTEL = 0x8086
+
+
 class OrtSparseFormat(enum.IntEnum):
     ORT_SPARSE_UNDEFINED = 0
     ORT_SPARSE_COO = 1
@@ -70,10 +93,12 @@ class OrtDevice:
         return self._type
 
     def device_vendor_id(self):
-        return 0x10DE if self._type == 1 else 0
+        return OrtDeviceVendorId.NVIDIA if self._type == 1 else OrtDeviceVendorId.NONE
 
-    def memory_type(self):
+    def device_mem_type(self):
         return self._memory
+
+    memory_type = device_mem_type
 
     def _name(self):
         return "cuda" if self._type == 1 else "cpu"
@@ -86,7 +111,8 @@ class OrtDevice:
 
 
 class OrtMemoryInfo:
-    """Where memory lives: name ("Cpu", "Cuda"), allocator type, device index, memory type."""
+    """Where memory lives: name ("Cpu", "Cuda", "CudaPinned"), allocator type, device index and
+    memory type; create_v2 describes it by device type and vendor instead (any name)."""
 
     def __init__(self, name, alloc_type, device_id, mem_type):
         self.name = str(name)
@@ -95,8 +121,24 @@ class OrtMemoryInfo:
         self.mem_type = OrtMemType(int(mem_type))
         lowered = self.name.lower()
         if lowered not in ("cpu", "cuda", "cudapinned"):
-            raise C.InvalidArgument(f"OrtMemoryInfo: unknown memory name '{name}' (onyx has Cpu, Cuda, CudaPinned)")
+            raise C.InvalidArgument(f"OrtMemoryInfo: unknown memory name '{name}' (onyx has Cpu, Cuda, CudaPinned; "
+                                    "OrtMemoryInfo.create_v2 takes any name)")
         self.device = OrtDevice(1 if lowered == "cuda" else 0, 0, self.device_id)
+        self.device_mem_type = (OrtDeviceMemoryType.HOST_ACCESSIBLE if lowered == "cudapinned"
+                                else OrtDeviceMemoryType.DEFAULT)
+        self.device_vendor_id = self.device.device_vendor_id()
+        self.alignment = 0
+
+    @staticmethod
+    def create_v2(name, device_type, vendor_id, device_id, device_mem_type, alignment, allocator_type):
+        device_type = OrtMemoryInfoDeviceType(int(device_type))
+        info = OrtMemoryInfo("Cuda" if device_type == OrtMemoryInfoDeviceType.GPU else "Cpu", allocator_type,
+                             device_id, OrtMemType.DEFAULT)
+        info.name = str(name)
+        info.device_mem_type = OrtDeviceMemoryType(int(device_mem_type))
+        info.device_vendor_id = int(vendor_id)
+        info.alignment = int(alignment)
+        return info
 
     def __eq__(self, other):
         return isinstance(other, OrtMemoryInfo) and (self.name, self.allocator_type, self.device_id, self.mem_type) == (

@@ -287,19 +287,31 @@ class InferenceSession:
         return [OrtMemoryInfo("Cpu", OrtAllocatorType.ORT_DEVICE_ALLOCATOR, 0, OrtMemType.DEFAULT)
                 for _ in self._outputs_meta]
 
+    def get_input_epdevices(self):
+        """The execution-provider device each input is expected on, one entry per input: None,
+        as onyx takes feeds in host memory (see get_input_memory_infos)."""
+        return [None for _ in self._inputs_meta]
+
     def get_provider_graph_assignment_info(self):
-        """Which provider runs which nodes: a list of assignments in execution order, each with
-        ep_name and get_nodes() (nodes with name, op_type and domain); consecutive nodes on
-        one provider form one assignment. onyx records it always; copies between devices are
-        left out."""
+        """Which provider runs which nodes, in execution order: one assignment per node (onyx's
+        providers run node by node, as ORT's kernel-based ones do), each with ep_name and
+        get_nodes() (nodes with name, op_type and domain); copies between devices are left
+        out. As in ONNX Runtime, the session config entry
+        session.record_ep_graph_assignment_info must be "1"."""
+        try:
+            recorded = self._sess_options.get_session_config_entry("session.record_ep_graph_assignment_info") == "1"
+        except RuntimeError:
+            recorded = False
+        if not recorded:
+            raise C.Fail("Session configuration entry 'session.record_ep_graph_assignment_info' must be set to \"1\" "
+                         "to get the provider graph assignment info")
         out = []
         for label, op, provider, _why, is_copy in self._sess.placement:
             if is_copy:
                 continue
             domain, _, op_type = op.rpartition(":")
             name = label[1:label.index("' (")] if label.startswith("'") and "' (" in label else ""
-            if not out or out[-1].ep_name != provider:
-                out.append(_EpAssignment(provider))
+            out.append(_EpAssignment(provider))
             out[-1]._nodes.append(_EpAssignedNode(name, op_type, domain))
         return out
 
