@@ -131,3 +131,78 @@ def test_bad_gradient_nodes_are_refused():
     model.ir_version = 8
     with pytest.raises(RuntimeError, match="no value 'nope' to differentiate"):
         onyx.InferenceSession(model.SerializeToString())
+
+
+@pytest.mark.parametrize("trans_a,trans_b", [(0, 0), (1, 0), (0, 1), (1, 1)])
+def test_gemm(trans_a, trans_b):
+    a = (4, 3) if trans_a else (3, 4)
+    b = (5, 4) if trans_b else (4, 5)
+    node = helper.make_node("Gemm", ["a", "b", "c"], ["y"], transA=trans_a, transB=trans_b, alpha=0.5, beta=2.0)
+    check_against_finite_differences([node], [("a", a), ("b", b), ("c", (5,))], "y",
+                                     {"a": r(*a), "b": r(*b), "c": r(5)})
+
+
+@pytest.mark.parametrize("op,axis", [("Softmax", -1), ("Softmax", 1), ("LogSoftmax", -1), ("LogSoftmax", 0)])
+def test_softmax_family(op, axis):
+    # Weighted so the sum over the softmax axis is not constant (its gradient would vanish).
+    w = numpy_helper.from_array(r(2, 3, 4), "w")
+    nodes = [helper.make_node(op, ["x"], ["s"], axis=axis), helper.make_node("Mul", ["s", "w"], ["y"])]
+    check_against_finite_differences(nodes, [("x", (2, 3, 4))], "y", {"x": r(2, 3, 4)}, [w])
+
+
+def loss_model(op, scores_shape, labels, weights=None, opset=17, log_prob_out=False, **attrs):
+    inits = [numpy_helper.from_array(labels, "labels")]
+    inputs = ["x", "labels"]
+    if weights is not None:
+        inits.append(numpy_helper.from_array(weights, "weights"))
+        inputs.append("weights")
+    outs = ["y", "lp"] if log_prob_out else ["y"]
+    nodes = [helper.make_node(op, inputs, outs, **attrs)]
+    if log_prob_out:  # the log_prob output read too: its gradient joins the loss's
+        nodes = [helper.make_node(op, inputs, ["loss", "lp"], **attrs), helper.make_node("ReduceMean", ["lp"], ["m"]),
+                 helper.make_node("Add", ["loss", "m"], ["y"])]
+    return nodes, inits
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("ignore", [None, 2])
+def test_softmax_cross_entropy_and_nll(reduction, weighted, ignore):
+    labels = np.array([[0, 2, 1], [2, 3, 0]], np.int64)  # [N=2, d=3] over C=4 classes
+    weights = r(4, low=0.5, high=1.5) if weighted else None
+    attrs = {"reduction": reduction}
+    if ignore is not None:
+        attrs["ignore_index"] = ignore
+    x = r(2, 4, 3, low=-2, high=2)
+    nodes, inits = loss_model("SoftmaxCrossEntropyLoss", (2, 4, 3), labels, weights, **attrs)
+    check_against_finite_differences(nodes, [("x", (2, 4, 3))], "y", {"x": x}, inits)
+    logp = x - np.log(np.exp(x).sum(axis=1, keepdims=True))
+    nodes, inits = loss_model("NegativeLogLikelihoodLoss", (2, 4, 3), labels, weights, **attrs)
+    check_against_finite_differences(nodes, [("x", (2, 4, 3))], "y", {"x": logp}, inits)
+
+
+def test_softmax_cross_entropy_with_its_log_prob_read():
+    nodes, inits = loss_model("SoftmaxCrossEntropyLoss", (3, 5), np.array([1, 4, 0], np.int64), log_prob_out=True)
+    check_against_finite_differences(nodes, [("x", (3, 5))], "y", {"x": r(3, 5)}, inits)
+
+
+def test_shape_ops_cast_pow_where_sum_and_erf():
+    axes = numpy_helper.from_array(np.array([0], np.int64), "axes")
+    nodes = [helper.make_node("Unsqueeze", ["x", "axes"], ["u"]), helper.make_node("Squeeze", ["u", "axes"], ["q"]),
+             helper.make_node("Flatten", ["q"], ["f"], axis=1), helper.make_node("Cast", ["f"], ["c"], to=D),
+             helper.make_node("Erf", ["c"], ["e"]), helper.make_node("Pow", ["e", "p"], ["w"]),
+             helper.make_node("Greater", ["x2", "zero"], ["cond"]),
+             helper.make_node("Where", ["cond", "w", "x2"], ["s"]), helper.make_node("Sum", ["s", "w", "p"], ["y"])]
+    zero = numpy_helper.from_array(np.array(0.0), "zero")
+    x = r(2, 3, low=0.3, high=1.0)
+    check_against_finite_differences(nodes, [("x", (2, 3)), ("p", (3,)), ("x2", (2, 3))], "y",
+                                     {"x": x, "p": r(3, low=1.5, high=2.5), "x2": r(2, 3)}, [axes, zero])
+
+
+def test_concat_and_embedding_gather():
+    ids = numpy_helper.from_array(np.array([[1, 3, 1], [-1, 0, 1]], np.int64), "ids")  # repeats and a negative
+    nodes = [helper.make_node("Gather", ["table", "ids"], ["g"]),
+             helper.make_node("Concat", ["g", "extra"], ["c"], axis=-1),
+             helper.make_node("Mul", ["c", "c"], ["y"])]
+    check_against_finite_differences(nodes, [("table", (4, 2)), ("extra", (2, 3, 1))], "y",
+                                     {"table": r(4, 2), "extra": r(2, 3, 1)}, [ids])
