@@ -11,6 +11,9 @@ packages=(
   libgtest-dev libgmock-dev libbenchmark-dev
   libonnx-testdata
   python3-numpy python3-onnx python3-pytest pybind11-dev python3-dev python3-venv
+  # The training tests compare with PyTorch; without OpenBLAS Debian's torch falls back to the
+  # reference BLAS (about 14x slower).
+  python3-torch libopenblas0
 )
 
 # --sanitizers: also clang and its runtimes (libFuzzer, ASan, UBSan, TSan), for scripts/sanitize.sh.

@@ -186,6 +186,8 @@ void register_ortvalue_vector(py::module_& m);
 // set_default_logger_callback; flush_log_messages hands queued messages to the callback
 // (call with the GIL held, after an API call that may log).
 void register_logging(py::module_& m);
+// _make_training_models (onyx.training).
+void register_training(py::module_& m);
 void flush_log_messages();
 
 }  // namespace onyx::python

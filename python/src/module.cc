@@ -20,6 +20,7 @@ PYBIND11_MODULE(_onyx, m) {
   onyx::python::register_io_binding(m);
   onyx::python::register_ortvalue_vector(m);
   onyx::python::register_logging(m);
+  onyx::python::register_training(m);
   m.def("set_seed", [](int64_t seed) { onyx::random::set_default_seed(uint64_t(seed)); }, py::arg("seed"),
         "Seeds the random ops (RandomNormal, RandomUniform, their *Like forms, Bernoulli) that have no seed "
         "attribute: after set_seed(s) their runs draw the same sequence as after any other set_seed(s).");

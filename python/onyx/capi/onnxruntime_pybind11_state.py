@@ -3,4 +3,4 @@ and the exception classes (Fail, InvalidArgument, NoSuchFile, NoModel, EngineErr
 RuntimeException, InvalidProtobuf, ModelLoaded, NotImplemented, InvalidGraph, EPFail)."""
 from onyx._onyx import *  # noqa: F401,F403
 from onyx._onyx import __version__  # noqa: F401
-from onyx._onyx import _built_providers, _why_provider_cannot_run  # noqa: F401,E402
+from onyx._onyx import _built_providers, _make_training_models, _why_provider_cannot_run  # noqa: F401,E402

@@ -43,13 +43,20 @@ Status reduce_gradient(GradientContext& ctx, bool mean) {
   std::string g = e.op("Expand", {dy, e.op("Shape", {ctx.input(0)})});
   if (mean) {
     double count = 1;
-    for (int64_t i = 0; i < rank; ++i) {
-      if (!reduced[size_t(i)]) continue;
-      if (!x.dims[size_t(i)].value) return not_implemented("ReduceMean's gradient needs the reduced dims' sizes known statically");
-      count *= double(*x.dims[size_t(i)].value);
+    bool known = true;
+    for (int64_t i = 0; i < rank; ++i)
+      if (reduced[size_t(i)]) {
+        known = known && x.dims[size_t(i)].value.has_value();
+        if (known) count *= double(*x.dims[size_t(i)].value);
+      }
+    const DataType t = ctx.elem_type(ctx.input(0));
+    if (known) {
+      ONYX_ASSIGN_OR_RETURN(std::string scale, e.scalar(t, count > 0 ? 1.0 / count : 0.0));
+      g = e.op("Mul", {g, scale});
+    } else {  // the count at run time: |Y| / |X| elements
+      auto as_t = [&](const std::string& v) { return e.op("Cast", {v}, {{"to", GradientEmitter::int_attr("to", int64_t(t))}}); };
+      g = e.op("Mul", {g, e.op("Div", {as_t(e.op("Size", {ctx.output(0)})), as_t(e.op("Size", {ctx.input(0)}))})});
     }
-    ONYX_ASSIGN_OR_RETURN(std::string scale, e.scalar(ctx.elem_type(ctx.input(0)), count > 0 ? 1.0 / count : 0.0));
-    g = e.op("Mul", {g, scale});
   }
   ctx.input_grads[0] = g;
   return Status::Ok();

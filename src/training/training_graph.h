@@ -1,0 +1,37 @@
+// The training and eval models of onnxruntime's on-device training, from a forward model that
+// ends in a scalar loss (onyx.training.artifacts appends the loss first):
+//   training model: inputs = the forward model's inputs, then the parameters (trainable, then
+//     frozen) as graph inputs, then one "<p>_grad.accumulation.buffer" per trainable parameter
+//     and the bool scalar "lazy_reset_grad"; outputs = the loss, the additional outputs, then
+//     "<p>_grad.accumulation.out" = lazy_reset_grad ? dLoss/dp : buffer + dLoss/dp.
+//   eval model: the same inputs up to the parameters; outputs = the loss and the additional
+//     outputs.
+// The parameters' values leave the models (they live in the checkpoint), so a step feeds them
+// without a copy and the optimizer updates them in place.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "ir/graph.h"
+
+namespace onyx::training {
+
+struct TrainingSpec {
+  std::vector<std::string> requires_grad;       // initializers to train
+  std::vector<std::string> frozen;              // initializers fed but not trained
+  std::string loss;                             // a scalar value of the forward graph
+  std::vector<std::string> additional_outputs;  // forward values also returned by a step
+};
+
+struct TrainingModels {
+  ir::Model training, eval;
+  std::vector<std::string> parameters;  // trainable then frozen, in input order
+};
+
+// INVALID_ARGUMENT for a requires_grad or frozen name that is not a floating initializer, a
+// loss that is not a value of the graph or not a scalar, an additional output the graph does
+// not have; NOT_IMPLEMENTED (naming op, node and path) for an op on the path with no rule.
+Result<TrainingModels> make_training_models(const ir::Model& forward, const TrainingSpec& spec);
+
+}  // namespace onyx::training

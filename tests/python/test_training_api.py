@@ -1,0 +1,177 @@
+"""onnxruntime's training API through onyx (onyx.training.artifacts, onyx.training.api): a small
+MLP exported from PyTorch trains step for step as PyTorch trains it, checkpoints round-trip
+and bad input is refused. Needs PyTorch (Debian's python3-torch); skipped without it."""
+import os
+
+import numpy as np
+import onnx
+import pytest
+
+import onyx
+from onyx.training import api, artifacts
+
+torch = pytest.importorskip("torch")
+
+
+class Mlp(torch.nn.Module):
+    def __init__(self, sizes):
+        super().__init__()
+        self.layers = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
+
+    def forward(self, x):
+        for i, layer in enumerate(self.layers):
+            x = layer(x)
+            if i + 1 < len(self.layers):
+                x = torch.relu(x)
+        return x
+
+
+def export(module, example, path):
+    torch.onnx.export(module, (example,), path, input_names=["input"], output_names=["output"], opset_version=17,
+                      training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False,
+                      dynamic_axes={"input": {0: "batch"}, "output": {0: "batch"}})
+    return onnx.load(path)
+
+
+def data(seed, batch, features, classes):
+    g = np.random.default_rng(seed)
+    return g.standard_normal((batch, features)).astype(np.float32), g.integers(0, classes, batch).astype(np.int64)
+
+
+def make_artifacts(tmp_path, loss, optimizer, sizes=(20, 16, 16, 4), seed=0, **kw):
+    torch.manual_seed(seed)
+    os.makedirs(tmp_path, exist_ok=True)
+    module = Mlp(list(sizes))
+    model = export(module, torch.zeros(2, sizes[0]), str(tmp_path / "mlp.onnx"))
+    names = [n for n, _ in module.named_parameters()]
+    artifacts.generate_artifacts(model, requires_grad=names, loss=loss, optimizer=optimizer,
+                                 artifact_directory=str(tmp_path / "out"), **kw)
+    return module, tmp_path / "out"
+
+
+def onyx_training(out):
+    state = api.CheckpointState.load_checkpoint(str(out / "checkpoint"))
+    module = api.Module(str(out / "training_model.onnx"), state, str(out / "eval_model.onnx"))
+    optimizer = api.Optimizer(str(out / "optimizer_model.onnx"), module)
+    return state, module, optimizer
+
+
+@pytest.mark.parametrize("optim", ["AdamW", "SGD"])
+def test_mlp_steps_equal_pytorchs(tmp_path, optim):
+    torch_module, out = make_artifacts(tmp_path, artifacts.LossType.CrossEntropyLoss, artifacts.OptimType[optim])
+    state, module, optimizer = onyx_training(out)
+    lr = 1e-2 if optim == "AdamW" else 5e-2
+    optimizer.set_learning_rate(lr)
+    if optim == "AdamW":  # onnxruntime's defaults, given to PyTorch
+        reference = torch.optim.AdamW(torch_module.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0)
+    else:
+        reference = torch.optim.SGD(torch_module.parameters(), lr=lr)
+    loss_fn = torch.nn.CrossEntropyLoss()
+    ours, theirs = [], []
+    for step in range(100):
+        x, y = data(step % 5, 8, 20, 4)  # five fixed batches, cycled
+        ours.append(float(module(x, y)))
+        optimizer.step()
+        module.lazy_reset_grad()
+        reference.zero_grad()
+        loss = loss_fn(torch_module(torch.from_numpy(x)), torch.from_numpy(y))
+        loss.backward()
+        reference.step()
+        theirs.append(float(loss))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4)
+    assert np.mean(ours[-5:]) < 0.95 * np.mean(ours[:5]), "the loss falls"
+    for name, p in torch_module.named_parameters():
+        np.testing.assert_allclose(state.parameters[name].data, p.detach().numpy(), rtol=1e-3, atol=1e-5)
+
+
+def test_gradients_accumulate_until_reset(tmp_path):
+    _, out = make_artifacts(tmp_path, artifacts.LossType.MSELoss, artifacts.OptimType.SGD, sizes=(3, 2))
+    state, module, _ = onyx_training(out)
+    x, t = np.ones((2, 3), np.float32), np.zeros((2, 2), np.float32)
+    module(x, t)
+    once = state.parameters["layers.0.weight"].grad.copy()
+    module(x, t)
+    np.testing.assert_allclose(state.parameters["layers.0.weight"].grad, 2 * once, rtol=1e-6)
+    module.lazy_reset_grad()
+    module(x, t)
+    np.testing.assert_allclose(state.parameters["layers.0.weight"].grad, once, rtol=1e-6)
+
+
+@pytest.mark.parametrize("loss", ["MSELoss", "L1Loss", "BCEWithLogitsLoss"])
+def test_regression_losses_match_pytorchs(tmp_path, loss):
+    torch_module, out = make_artifacts(tmp_path, artifacts.LossType[loss], artifacts.OptimType.SGD, sizes=(5, 3))
+    state, module, optimizer = onyx_training(out)
+    g = np.random.default_rng(3)
+    x = g.standard_normal((4, 5)).astype(np.float32)
+    t = (g.random((4, 3)) > 0.5).astype(np.float32) if loss == "BCEWithLogitsLoss" else g.standard_normal((4, 3)).astype(np.float32)
+    ours = float(module(x, t))
+    theirs = getattr(torch.nn, loss)()(torch_module(torch.from_numpy(x)), torch.from_numpy(t))
+    theirs.backward()
+    np.testing.assert_allclose(ours, float(theirs), rtol=1e-5)
+    for name, p in torch_module.named_parameters():
+        np.testing.assert_allclose(state.parameters[name].grad, p.grad.numpy(), rtol=1e-4, atol=1e-6)
+
+
+def test_checkpoint_save_load_and_continue_equals_continuing(tmp_path):
+    _, out = make_artifacts(tmp_path, artifacts.LossType.CrossEntropyLoss, artifacts.OptimType.AdamW)
+    state, module, optimizer = onyx_training(out)
+
+    def steps(module, optimizer, n, start):
+        losses = []
+        for s in range(start, start + n):
+            x, y = data(s, 8, 20, 4)
+            losses.append(float(module(x, y)))
+            optimizer.step()
+            module.lazy_reset_grad()
+        return losses
+
+    steps(module, optimizer, 5, 0)
+    state.properties["epoch"] = 2
+    api.CheckpointState.save_checkpoint(state, str(tmp_path / "ckpt"), include_optimizer_state=True)
+    straight = steps(module, optimizer, 5, 5)
+    resumed_state = api.CheckpointState.load_checkpoint(str(tmp_path / "ckpt"))
+    assert resumed_state.properties["epoch"] == 2
+    resumed = api.Module(str(out / "training_model.onnx"), resumed_state, str(out / "eval_model.onnx"))
+    resumed_opt = api.Optimizer(str(out / "optimizer_model.onnx"), resumed)
+    assert steps(resumed, resumed_opt, 5, 5) == straight
+
+
+def test_eval_export_and_contiguous_parameters(tmp_path):
+    torch_module, out = make_artifacts(tmp_path, artifacts.LossType.CrossEntropyLoss, artifacts.OptimType.SGD)
+    state, module, _ = onyx_training(out)
+    x, y = data(1, 8, 20, 4)
+    module.eval()
+    assert not module.training
+    eval_loss = float(module(x, y))
+    np.testing.assert_allclose(eval_loss, float(torch.nn.CrossEntropyLoss()(torch_module(torch.from_numpy(x)),
+                                                                            torch.from_numpy(y))), rtol=1e-5)
+    module.export_model_for_inferencing(str(tmp_path / "infer.onnx"), ["output"])
+    (logits,) = onyx.InferenceSession(str(tmp_path / "infer.onnx")).run(None, {"input": x})
+    np.testing.assert_allclose(logits, torch_module(torch.from_numpy(x)).detach().numpy(), rtol=1e-5, atol=1e-6)
+    flat = module.get_contiguous_parameters()
+    assert flat.shape() == [module.get_parameters_size(False)]
+    module.copy_buffer_to_parameters(np.zeros(flat.shape(), np.float32))
+    assert all(not state.parameters[n].data.any() for n in state.parameters)
+    module.copy_buffer_to_parameters(flat)
+    assert state.parameters["layers.0.bias"].data.any()
+
+
+def test_bad_input_is_refused_with_reasons(tmp_path):
+    torch.manual_seed(0)
+    model = export(Mlp([4, 3]), torch.zeros(2, 4), str(tmp_path / "m.onnx"))
+    with pytest.raises(RuntimeError, match="'nope' is not an initializer"):
+        artifacts.generate_artifacts(model, requires_grad=["nope"], loss=artifacts.LossType.MSELoss,
+                                     artifact_directory=str(tmp_path / "a"))
+    assert not os.path.exists(tmp_path / "a" / "training_model.onnx")
+    _, out = make_artifacts(tmp_path, artifacts.LossType.MSELoss, artifacts.OptimType.SGD, sizes=(3, 2))
+    good = (out / "checkpoint").read_bytes()
+    for name, damaged in {"truncated": good[: len(good) // 2], "garbage": b"\x0a\xff\xff\xff\x0f" + good[:50],
+                          "empty": b""}.items():
+        (tmp_path / name).write_bytes(damaged)
+        with pytest.raises(RuntimeError):
+            api.CheckpointState.load_checkpoint(str(tmp_path / name))
+    # A checkpoint of another model does not fit this training model.
+    _, other = make_artifacts(tmp_path / "o", artifacts.LossType.MSELoss, artifacts.OptimType.SGD, sizes=(5, 2))
+    state = api.CheckpointState.load_checkpoint(str(other / "checkpoint"))
+    with pytest.raises(RuntimeError, match="shape"):
+        api.Module(str(out / "training_model.onnx"), state)
