@@ -206,3 +206,35 @@ def test_concat_and_embedding_gather():
              helper.make_node("Mul", ["c", "c"], ["y"])]
     check_against_finite_differences(nodes, [("table", (4, 2)), ("extra", (2, 3, 1))], "y",
                                      {"table": r(4, 2), "extra": r(2, 3, 1)}, [ids])
+
+
+@pytest.mark.parametrize("axis", [-1, 1])
+def test_layer_normalization(axis):
+    nodes = [helper.make_node("LayerNormalization", ["x", "scale", "bias"], ["n"], axis=axis, epsilon=1e-5),
+             helper.make_node("Mul", ["n", "w"], ["y"])]
+    shape = (2, 3, 4)
+    norm = shape[axis:] if axis >= 0 else shape[axis:]
+    w = numpy_helper.from_array(r(*shape), "w")  # weighted: sum(n) alone has no gradient in x
+    check_against_finite_differences(nodes, [("x", shape), ("scale", norm), ("bias", norm)], "y",
+                                     {"x": r(*shape), "scale": r(*norm), "bias": r(*norm)}, [w], tol=1e-5)
+
+
+def test_slice_split_expand_and_dropout_off():
+    consts = [numpy_helper.from_array(np.array(v, np.int64), n) for n, v in
+              [("starts", [1, -3]), ("ends", [3, 100]), ("axes", [0, 1]), ("shape", [2, 2, 4])]]
+    ratio = numpy_helper.from_array(np.array(0.0, np.float32), "ratio")
+    training = numpy_helper.from_array(np.array(True), "training")
+    nodes = [helper.make_node("Slice", ["x", "starts", "ends", "axes"], ["s"]),  # [2, 3] of [4, 6]
+             helper.make_node("Dropout", ["s", "ratio", "training"], ["d"]),
+             helper.make_node("Split", ["d"], ["a", "b", "c"], axis=1),
+             helper.make_node("Expand", ["a", "shape"], ["e"]),
+             helper.make_node("Mul", ["e", "e"], ["y"])]
+    check_against_finite_differences(nodes, [("x", (4, 6))], "y", {"x": r(4, 6)}, consts + [ratio, training])
+
+
+def test_dropout_in_training_mode_without_its_mask_is_refused():
+    ratio = numpy_helper.from_array(np.array(0.3, np.float32), "ratio")
+    training = numpy_helper.from_array(np.array(True), "training")
+    nodes = [helper.make_node("Dropout", ["x", "ratio", "training"], ["y"])]
+    with pytest.raises(onyx.NotImplemented, match="needs its mask output"):
+        onyx.InferenceSession(gradient_model(nodes, [("x", (3,))], "y", [ratio, training]))
