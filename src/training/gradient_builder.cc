@@ -173,8 +173,11 @@ class Emitter final : public GradientEmitter {
       if (b.value && *b.value == 1 && !(a.value && *a.value == 1)) {
         axes.push_back(int64_t(lead + i));
       } else if (!same) {
-        return not_implemented("the gradient of a broadcast from '", like, "' ", to.shape.to_string(), " to ",
-                               from_shape.to_string(), " needs the sizes of dim ", i, " known statically");
+        if (opset_ < 13)
+          return not_implemented("the gradient of a broadcast from '", like, "' ", to.shape.to_string(), " to ",
+                                 from_shape.to_string(), " needs the sizes of dim ", i,
+                                 " known statically before opset 13");
+        return sum_to_shape_at_run_time(grad, lead, like);
       }
       target.push_back(b.value ? *b.value : 0);
       target_known = target_known && b.value.has_value();
@@ -185,6 +188,25 @@ class Emitter final : public GradientEmitter {
     if (lead == axes.size()) return summed;
     if (target_known) return op("Reshape", {summed, int64s(target)});
     return op("Reshape", {summed, op("Shape", {like})});
+  }
+
+  // sum_to_shape_of when sizes are known only at run time (opset 13+): the added leading dims
+  // summed away, then the dims where `like` has 1 and the gradient does not, found from the
+  // two shapes at run time (ReduceSum with noop_with_empty_axes: none is a no-op).
+  std::string sum_to_shape_at_run_time(const std::string& grad, size_t lead, const std::string& like) {
+    std::string g = grad;
+    if (lead > 0) {
+      std::vector<int64_t> leading;
+      for (size_t i = 0; i < lead; ++i) leading.push_back(int64_t(i));
+      g = reduce_sum(g, leading, false);
+    }
+    const std::string one = int64s({1});
+    const std::string like_shape = op("Shape", {like});
+    const std::string stretched =
+        op("And", {op("Equal", {like_shape, one}), op("Not", {op("Equal", {op("Shape", {g}), one})})});
+    const std::string axes = op("Reshape", {op("NonZero", {stretched}), int64s({-1})});
+    return op("ReduceSum", {g, axes},
+              {{"keepdims", int_attr("keepdims", 1)}, {"noop_with_empty_axes", int_attr("noop_with_empty_axes", 1)}});
   }
 
   std::vector<ir::Node> take_emitted() { return std::move(emitted_); }

@@ -238,3 +238,10 @@ def test_dropout_in_training_mode_without_its_mask_is_refused():
     nodes = [helper.make_node("Dropout", ["x", "ratio", "training"], ["y"])]
     with pytest.raises(onyx.NotImplemented, match="needs its mask output"):
         onyx.InferenceSession(gradient_model(nodes, [("x", (3,))], "y", [ratio, training]))
+
+
+def test_broadcasting_known_only_at_run_time():
+    # a [N, 3] + b [M, 3] with M = 1 at run time: the sum over dim 0 is found from the shapes then.
+    nodes = [helper.make_node("Add", ["a", "b"], ["s"]), helper.make_node("Mul", ["s", "s"], ["y"])]
+    check_against_finite_differences(nodes, [("a", ("N", 3)), ("b", ("M", 3))], "y", {"a": r(4, 3), "b": r(1, 3)})
+    check_against_finite_differences(nodes, [("a", ("N", 3)), ("b", ("M", 3))], "y", {"a": r(4, 3), "b": r(4, 3)})

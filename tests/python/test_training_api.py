@@ -175,3 +175,63 @@ def test_bad_input_is_refused_with_reasons(tmp_path):
     state = api.CheckpointState.load_checkpoint(str(other / "checkpoint"))
     with pytest.raises(RuntimeError, match="shape"):
         api.Module(str(out / "training_model.onnx"), state)
+
+
+class TinyEncoder(torch.nn.Module):
+    """A BERT-like classifier: token + position embeddings, LayerNorm, one self-attention block
+    with a GELU (erf) feed-forward, mean pooling, a linear head."""
+
+    def __init__(self, vocab=30, seq=6, hidden=16, heads=2):
+        super().__init__()
+        self.heads, self.hidden = heads, hidden
+        self.tok = torch.nn.Embedding(vocab, hidden)
+        self.pos = torch.nn.Parameter(torch.randn(seq, hidden) * 0.1)
+        self.ln0 = torch.nn.LayerNorm(hidden)
+        self.qkv = torch.nn.Linear(hidden, 3 * hidden)
+        self.out = torch.nn.Linear(hidden, hidden)
+        self.ln1 = torch.nn.LayerNorm(hidden)
+        self.ff1 = torch.nn.Linear(hidden, 2 * hidden)
+        self.ff2 = torch.nn.Linear(2 * hidden, hidden)
+        self.ln2 = torch.nn.LayerNorm(hidden)
+        self.head = torch.nn.Linear(hidden, 3)
+
+    def forward(self, ids):
+        b, s = ids.shape
+        h = self.ln0(self.tok(ids) + self.pos)
+        q, k, v = self.qkv(h).split(self.hidden, dim=-1)
+        split = lambda t: t.reshape(b, s, self.heads, self.hidden // self.heads).transpose(1, 2)  # noqa: E731
+        att = torch.softmax(split(q) @ split(k).transpose(-1, -2) / (self.hidden // self.heads) ** 0.5, dim=-1)
+        ctx = (att @ split(v)).transpose(1, 2).reshape(b, s, self.hidden)
+        h = self.ln1(h + self.out(ctx))
+        h = self.ln2(h + self.ff2(torch.nn.functional.gelu(self.ff1(h))))
+        return self.head(h.mean(dim=1))
+
+
+def test_a_bert_like_encoder_trains_as_in_pytorch(tmp_path):
+    torch.manual_seed(0)
+    net = TinyEncoder()
+    ids = torch.zeros(4, 6, dtype=torch.long)
+    torch.onnx.export(net, (ids,), str(tmp_path / "enc.onnx"), input_names=["ids"], output_names=["logits"],
+                      opset_version=17, training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+    names = [n for n, _ in net.named_parameters()]
+    artifacts.generate_artifacts(onnx.load(str(tmp_path / "enc.onnx")), requires_grad=names,
+                                 loss=artifacts.LossType.CrossEntropyLoss, optimizer=artifacts.OptimType.AdamW,
+                                 artifact_directory=str(tmp_path / "out"))
+    state, module, optimizer = onyx_training(tmp_path / "out")
+    optimizer.set_learning_rate(5e-3)
+    reference = torch.optim.AdamW(net.parameters(), lr=5e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0)
+    g = np.random.default_rng(5)
+    batches = [(g.integers(0, 30, (4, 6)).astype(np.int64), g.integers(0, 3, 4).astype(np.int64)) for _ in range(4)]
+    ours, theirs = [], []
+    for step in range(100):
+        x, y = batches[step % 4]
+        ours.append(float(module(x, y)))
+        optimizer.step()
+        module.lazy_reset_grad()
+        reference.zero_grad()
+        loss = torch.nn.functional.cross_entropy(net(torch.from_numpy(x)), torch.from_numpy(y))
+        loss.backward()
+        reference.step()
+        theirs.append(float(loss))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4)
+    assert np.mean(ours[-4:]) < 0.5 * np.mean(ours[:4]), "the loss falls"
