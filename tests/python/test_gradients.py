@@ -245,3 +245,39 @@ def test_broadcasting_known_only_at_run_time():
     nodes = [helper.make_node("Add", ["a", "b"], ["s"]), helper.make_node("Mul", ["s", "s"], ["y"])]
     check_against_finite_differences(nodes, [("a", ("N", 3)), ("b", ("M", 3))], "y", {"a": r(4, 3), "b": r(1, 3)})
     check_against_finite_differences(nodes, [("a", ("N", 3)), ("b", ("M", 3))], "y", {"a": r(4, 3), "b": r(4, 3)})
+
+
+@pytest.mark.parametrize("attrs", [{}, {"strides": [2, 2], "pads": [1, 0, 1, 1]}, {"dilations": [2, 1], "pads": [1, 1, 1, 1]},
+                                   {"strides": [2, 1], "dilations": [1, 2], "pads": [0, 2, 1, 0]}])
+def test_conv(attrs):
+    nodes = [helper.make_node("Conv", ["x", "w", "b"], ["c"], **attrs), helper.make_node("Mul", ["c", "c"], ["y"])]
+    check_against_finite_differences(nodes, [("x", (2, 3, 6, 5)), ("w", (4, 3, 3, 2)), ("b", (4,))], "y",
+                                     {"x": r(2, 3, 6, 5), "w": r(4, 3, 3, 2), "b": r(4)}, tol=1e-5)
+
+
+def test_grouped_conv_input_gradient():
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], group=2, pads=[1, 1, 1, 1]), helper.make_node("Mul", ["c", "c"], ["y"])]
+    w = numpy_helper.from_array(r(4, 2, 3, 3), "w")
+    check_against_finite_differences(nodes, [("x", (1, 4, 5, 5))], "y", {"x": r(1, 4, 5, 5)}, [w], tol=1e-5)
+
+
+@pytest.mark.parametrize("attrs", [{"kernel_shape": [2, 2], "strides": [2, 2]},
+                                   {"kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1]}])
+def test_max_and_global_average_pooling(attrs):
+    nodes = [helper.make_node("MaxPool", ["x"], ["m"], **attrs), helper.make_node("GlobalAveragePool", ["m"], ["g"]),
+             helper.make_node("Mul", ["m", "m"], ["mm"]), helper.make_node("ReduceSum", ["mm"], ["s"], keepdims=1),
+             helper.make_node("Add", ["s", "g"], ["y"])]
+    x = rng.permutation(2 * 3 * 4 * 4).reshape(2, 3, 4, 4) / 10.0  # distinct values: no ties at the maxima
+    check_against_finite_differences(nodes, [("x", (2, 3, 4, 4))], "y", {"x": x})
+
+
+@pytest.mark.parametrize("training", [0, 1])
+def test_batch_normalization(training):
+    stats = [numpy_helper.from_array(r(3), "mean"), numpy_helper.from_array(r(3, low=0.5, high=1.5), "var")]
+    outs = ["n", "rm", "rv"] if training else ["n"]
+    nodes = [helper.make_node("BatchNormalization", ["x", "scale", "bias", "mean", "var"], outs, training_mode=training,
+                              epsilon=1e-5, momentum=0.9),
+             helper.make_node("Mul", ["n", "w"], ["y"])]
+    w = numpy_helper.from_array(r(2, 3, 2, 2), "w")
+    check_against_finite_differences(nodes, [("x", (2, 3, 2, 2)), ("scale", (3,)), ("bias", (3,))], "y",
+                                     {"x": r(2, 3, 2, 2), "scale": r(3), "bias": r(3)}, stats + [w], tol=1e-5)

@@ -235,3 +235,51 @@ def test_a_bert_like_encoder_trains_as_in_pytorch(tmp_path):
         theirs.append(float(loss))
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
     assert np.mean(ours[-4:]) < 0.5 * np.mean(ours[:4]), "the loss falls"
+
+
+class TinyCnn(torch.nn.Module):
+    """ResNet's pieces, small: conv-BN-ReLU, max pooling, a residual conv-BN block, global
+    average pooling and a linear head (batch normalization in training mode)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False), torch.nn.BatchNorm2d(8),
+                                        torch.nn.ReLU(), torch.nn.MaxPool2d(3, stride=2, padding=1))
+        self.block = torch.nn.Sequential(torch.nn.Conv2d(8, 8, 3, padding=1, bias=False), torch.nn.BatchNorm2d(8))
+        self.head = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        h = self.stem(x)
+        h = torch.relu(h + self.block(h))
+        return self.head(torch.nn.functional.adaptive_avg_pool2d(h, 1).flatten(1))
+
+
+def test_a_small_cnn_with_batch_norm_trains_as_in_pytorch(tmp_path):
+    torch.manual_seed(0)
+    net = TinyCnn().train()
+    torch.onnx.export(net, (torch.zeros(4, 3, 16, 16),), str(tmp_path / "cnn.onnx"), input_names=["x"],
+                      output_names=["logits"], opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
+                      do_constant_folding=False)
+    names = [n for n, _ in net.named_parameters()]
+    artifacts.generate_artifacts(onnx.load(str(tmp_path / "cnn.onnx")), requires_grad=names,
+                                 loss=artifacts.LossType.CrossEntropyLoss, optimizer=artifacts.OptimType.AdamW,
+                                 artifact_directory=str(tmp_path / "out"))
+    state, module, optimizer = onyx_training(tmp_path / "out")
+    optimizer.set_learning_rate(3e-3)
+    reference = torch.optim.AdamW(net.parameters(), lr=3e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0)
+    g = np.random.default_rng(9)
+    batches = [(g.standard_normal((4, 3, 16, 16)).astype(np.float32), g.integers(0, 5, 4).astype(np.int64))
+               for _ in range(3)]
+    ours, theirs = [], []
+    for step in range(100):
+        x, y = batches[step % 3]
+        ours.append(float(module(x, y)))
+        optimizer.step()
+        module.lazy_reset_grad()
+        reference.zero_grad()
+        loss = torch.nn.functional.cross_entropy(net(torch.from_numpy(x)), torch.from_numpy(y))
+        loss.backward()
+        reference.step()
+        theirs.append(float(loss))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4)
+    assert np.mean(ours[-3:]) < 0.5 * np.mean(ours[:3]), "the loss falls"

@@ -1,0 +1,83 @@
+// Conv (N-D, static spatial sizes; explicit pads or auto_pad NOTSET):
+//   dX = ConvTranspose(dY, W) with the forward strides, dilations, pads and group, and the
+//        output_padding that gives back X's spatial size;
+//   dW = Conv(X^T, dY^T) (batch and channels swapped: the batch is summed as the channels
+//        are in a forward Conv), strides and dilations exchanged, cut to the kernel's size
+//        (group 1 only);
+//   dB = dY summed over every dim but the channels.
+#include "training/gradient_rule.h"
+
+namespace onyx::training {
+namespace {
+
+std::vector<int64_t> ints_or(const ir::Node& n, const char* name, std::vector<int64_t> fallback) {
+  const ir::Attribute* a = n.attribute(name);
+  return a ? a->ints : fallback;
+}
+
+Status conv_gradient(GradientContext& ctx) {
+  const std::string& dy = ctx.output_grads[0];
+  if (dy.empty()) return Status::Ok();
+  GradientEmitter& e = ctx.emit;
+  const SymbolicShape& xs = e.type_of(ctx.input(0)).shape;
+  const SymbolicShape& ws = e.type_of(ctx.input(1)).shape;
+  const SymbolicShape& ys = e.type_of(ctx.output(0)).shape;
+  if (!xs.has_rank || !ws.has_rank || !ys.has_rank || xs.dims.size() < 3)
+    return not_implemented("Conv's gradient needs the ranks of X, W and Y known statically");
+  const size_t sp = xs.dims.size() - 2;
+  std::vector<int64_t> x_sp, k_sp, y_sp;
+  for (size_t i = 0; i < sp; ++i) {
+    if (!xs.dims[2 + i].value || !ws.dims[2 + i].value || !ys.dims[2 + i].value)
+      return not_implemented("Conv's gradient needs the spatial sizes of X, W and Y known statically");
+    x_sp.push_back(*xs.dims[2 + i].value);
+    k_sp.push_back(*ws.dims[2 + i].value);
+    y_sp.push_back(*ys.dims[2 + i].value);
+  }
+  if (const ir::Attribute* ap = ctx.node.attribute("auto_pad"); ap && ap->s != "NOTSET" && !ap->s.empty())
+    return not_implemented("Conv's gradient with auto_pad ", ap->s, " (export with explicit pads)");
+  const auto strides = ints_or(ctx.node, "strides", std::vector<int64_t>(sp, 1));
+  const auto dilations = ints_or(ctx.node, "dilations", std::vector<int64_t>(sp, 1));
+  const auto pads = ints_or(ctx.node, "pads", std::vector<int64_t>(2 * sp, 0));
+  const ir::Attribute* ga = ctx.node.attribute("group");
+  const int64_t group = ga ? ga->i : 1;
+  if (strides.size() != sp || dilations.size() != sp || pads.size() != 2 * sp)
+    return invalid_argument("Conv attributes of the wrong length");
+  using A = GradientEmitter;
+  if (ctx.needs_grad[0]) {
+    std::vector<int64_t> out_pad(sp);
+    for (size_t i = 0; i < sp; ++i) {
+      out_pad[i] = x_sp[i] - (strides[i] * (y_sp[i] - 1) + (k_sp[i] - 1) * dilations[i] + 1 - pads[i] - pads[sp + i]);
+      if (out_pad[i] < 0 || out_pad[i] >= std::max(strides[i], dilations[i]))
+        return not_implemented("Conv's gradient: no output_padding gives back the input size");
+    }
+    ctx.input_grads[0] = e.op("ConvTranspose", {dy, ctx.input(1)},
+                              {{"strides", A::ints_attr("strides", strides)}, {"dilations", A::ints_attr("dilations", dilations)},
+                               {"pads", A::ints_attr("pads", pads)}, {"group", A::int_attr("group", group)},
+                               {"output_padding", A::ints_attr("output_padding", out_pad)}});
+  }
+  std::vector<int64_t> swap(sp + 2);
+  for (size_t i = 0; i < swap.size(); ++i) swap[i] = int64_t(i);
+  std::swap(swap[0], swap[1]);
+  if (ctx.needs_grad[1]) {
+    if (group != 1) return not_implemented("Conv's weight gradient with group ", group, " (group 1 only)");
+    const std::string xt = e.op("Transpose", {ctx.input(0)}, {{"perm", A::ints_attr("perm", swap)}});
+    const std::string dyt = e.op("Transpose", {dy}, {{"perm", A::ints_attr("perm", swap)}});
+    const std::string full = e.op("Conv", {xt, dyt},
+                                  {{"strides", A::ints_attr("strides", dilations)}, {"dilations", A::ints_attr("dilations", strides)},
+                                   {"pads", A::ints_attr("pads", pads)}});
+    std::string dw = e.op("Transpose", {full}, {{"perm", A::ints_attr("perm", swap)}});
+    std::vector<int64_t> starts(sp, 0), axes(sp);
+    for (size_t i = 0; i < sp; ++i) axes[i] = int64_t(2 + i);
+    ctx.input_grads[1] = e.op("Slice", {dw, e.int64s(starts), e.int64s(k_sp), e.int64s(axes)});
+  }
+  if (ctx.node.inputs.size() > 2 && ctx.needs_grad[2]) {
+    std::vector<int64_t> axes = {0};
+    for (size_t i = 0; i < sp; ++i) axes.push_back(int64_t(2 + i));
+    ctx.input_grads[2] = e.reduce_sum(dy, axes, false);
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+ONYX_REGISTER_GRADIENT("", "Conv", conv_gradient);
+}  // namespace onyx::training
