@@ -283,3 +283,67 @@ def test_a_small_cnn_with_batch_norm_trains_as_in_pytorch(tmp_path):
         theirs.append(float(loss))
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
     assert np.mean(ours[-3:]) < 0.5 * np.mean(ours[:3]), "the loss falls"
+
+
+class TinyDecoder(torch.nn.Module):
+    """A GPT-2-like LM: token and position embeddings, one causal self-attention block with
+    gelu_new (tanh) feed-forward, a tied output projection; logits flattened to [B*S, V]."""
+
+    def __init__(self, vocab=20, seq=5, hidden=12, heads=3):
+        super().__init__()
+        self.heads, self.hidden = heads, hidden
+        self.wte = torch.nn.Embedding(vocab, hidden)
+        self.wpe = torch.nn.Embedding(seq, hidden)
+        self.ln1 = torch.nn.LayerNorm(hidden)
+        self.attn = torch.nn.Linear(hidden, 3 * hidden)
+        self.proj = torch.nn.Linear(hidden, hidden)
+        self.ln2 = torch.nn.LayerNorm(hidden)
+        self.fc = torch.nn.Linear(hidden, 4 * hidden)
+        self.fc_out = torch.nn.Linear(4 * hidden, hidden)
+        self.lnf = torch.nn.LayerNorm(hidden)
+        self.register_buffer("causal", torch.tril(torch.ones(seq, seq, dtype=torch.bool)))
+
+    def forward(self, ids):
+        b, s = ids.shape
+        h = self.wte(ids) + self.wpe(torch.arange(s))
+        q, k, v = self.attn(self.ln1(h)).split(self.hidden, dim=-1)
+        split = lambda t: t.reshape(b, s, self.heads, self.hidden // self.heads).transpose(1, 2)  # noqa: E731
+        scores = split(q) @ split(k).transpose(-1, -2) / (self.hidden // self.heads) ** 0.5
+        scores = torch.where(self.causal[:s, :s], scores, torch.tensor(-1e4))
+        ctx = (torch.softmax(scores, dim=-1) @ split(v)).transpose(1, 2).reshape(b, s, self.hidden)
+        h = h + self.proj(ctx)
+        f = self.fc(self.ln2(h))
+        f = 0.5 * f * (1 + torch.tanh(0.7978845608 * (f + 0.044715 * torch.pow(f, 3))))
+        h = self.lnf(h + self.fc_out(f))
+        return (h @ self.wte.weight.t()).reshape(b * s, -1)
+
+
+def test_a_gpt2_like_decoder_trains_as_in_pytorch(tmp_path):
+    torch.manual_seed(0)
+    net = TinyDecoder()
+    torch.onnx.export(net, (torch.zeros(2, 5, dtype=torch.long),), str(tmp_path / "dec.onnx"), input_names=["ids"],
+                      output_names=["logits"], opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
+                      do_constant_folding=False)
+    names = [n for n, _ in net.named_parameters()]
+    artifacts.generate_artifacts(onnx.load(str(tmp_path / "dec.onnx")), requires_grad=names,
+                                 loss=artifacts.LossType.CrossEntropyLoss, optimizer=artifacts.OptimType.AdamW,
+                                 artifact_directory=str(tmp_path / "out"))
+    state, module, optimizer = onyx_training(tmp_path / "out")
+    optimizer.set_learning_rate(5e-3)
+    reference = torch.optim.AdamW(net.parameters(), lr=5e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0)
+    g = np.random.default_rng(11)
+    batches = [g.integers(0, 20, (2, 6)).astype(np.int64) for _ in range(3)]
+    ours, theirs = [], []
+    for step in range(100):
+        seq = batches[step % 3]
+        x, y = seq[:, :5], seq[:, 1:].reshape(-1)  # next-token targets
+        ours.append(float(module(np.ascontiguousarray(x), y)))
+        optimizer.step()
+        module.lazy_reset_grad()
+        reference.zero_grad()
+        loss = torch.nn.functional.cross_entropy(net(torch.from_numpy(np.ascontiguousarray(x))), torch.from_numpy(y))
+        loss.backward()
+        reference.step()
+        theirs.append(float(loss))
+    np.testing.assert_allclose(ours, theirs, rtol=1e-4)
+    assert np.mean(ours[-3:]) < 0.5 * np.mean(ours[:3]), "the loss falls"
