@@ -251,24 +251,27 @@ class Optimizer:
         return self._lr
 
     def step(self):
+        """One update of every trainable parameter, written in place: the optimizer model's
+        outputs are bound to the state's own arrays (each output is computed by one elementwise
+        node after every read of the value it replaces), so nothing is copied."""
         state = self._module._state
         data = state._data
-        feeds = {"learning_rate": np.array(self._lr, np.float32), "step": np.array(data.step + 1, np.int64)}
+        binding = self._sess.io_binding()
+        binding.bind_cpu_input("learning_rate", np.array(self._lr, np.float32))
+        binding.bind_cpu_input("step", np.array(data.step + 1, np.int64))
         for name in self._module._trainable:
             grad = state._grads.get(name)
             if grad is None:
                 raise C.Fail("Optimizer.step() before any training step: there are no gradients yet")
-            feeds[name] = C.OrtValue.ortvalue_from_numpy(data.parameters[name])
-            feeds[name + ".gradient"] = grad
+            places = [(name, data.parameters[name])]
             if name + ".exp_avg" in self._inputs:
-                feeds[name + ".exp_avg"] = data.exp_avg[name]
-                feeds[name + ".exp_avg_sq"] = data.exp_avg_sq[name]
-        outs = dict(zip(self._outputs, self._sess.run(None, feeds)))
-        for name in self._module._trainable:  # in place: the module keeps feeding the same arrays
-            np.copyto(data.parameters[name], outs[name + ".updated"])
-            if name + ".exp_avg.updated" in outs:
-                np.copyto(data.exp_avg[name], outs[name + ".exp_avg.updated"])
-                np.copyto(data.exp_avg_sq[name], outs[name + ".exp_avg_sq.updated"])
+                places += [(name + ".exp_avg", data.exp_avg[name]), (name + ".exp_avg_sq", data.exp_avg_sq[name])]
+            binding.bind_cpu_input(name + ".gradient", np.ascontiguousarray(grad))
+            for value_name, array in places:
+                value = C.OrtValue.ortvalue_from_numpy(array)  # the state's memory
+                binding.bind_ortvalue_input(value_name, value)
+                binding.bind_ortvalue_output(value_name + ".updated", value)
+        self._sess.run_with_iobinding(binding)
         data.step += 1
 
 
