@@ -151,7 +151,7 @@ def test_eval_export_and_contiguous_parameters(tmp_path):
     flat = module.get_contiguous_parameters()
     assert flat.shape() == [module.get_parameters_size(False)]
     module.copy_buffer_to_parameters(np.zeros(flat.shape(), np.float32))
-    assert all(not state.parameters[n].data.any() for n in state.parameters)
+    assert all(not p.data.any() for _, p in state.parameters)
     module.copy_buffer_to_parameters(flat)
     assert state.parameters["layers.0.bias"].data.any()
 
@@ -347,3 +347,32 @@ def test_a_gpt2_like_decoder_trains_as_in_pytorch(tmp_path):
         theirs.append(float(loss))
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
     assert np.mean(ours[-3:]) < 0.5 * np.mean(ours[:3]), "the loss falls"
+
+
+def test_onnxruntime_call_forms(tmp_path):
+    """What ONNX Runtime's own training tests expect beyond the basics: parameters iterate as
+    (name, Parameter) and take assignment, gradients are zeros before the first step,
+    OrtValue inputs give OrtValue outputs, and nominal checkpoints (names and shapes only)
+    refuse to run until the values are loaded."""
+    _, out = make_artifacts(tmp_path, artifacts.LossType.CrossEntropyLoss, artifacts.OptimType.AdamW,
+                            nominal_checkpoint=True)
+    state, module, optimizer = onyx_training(out)
+    names = [name for name, _ in state.parameters]
+    assert names and all(not state.parameters[n].grad.any() for n in names)
+    state.parameters[names[0]] = np.ones_like(state.parameters[names[0]].data)
+    assert state.parameters[names[0]].data.all()
+    with pytest.raises(RuntimeError):
+        state.parameters[names[0]] = np.ones((1, 1), np.float32)
+    x, y = data(0, 8, 20, 4)
+    loss = module(onyx.OrtValue.ortvalue_from_numpy(x), onyx.OrtValue.ortvalue_from_numpy(y))
+    assert isinstance(loss, onyx.OrtValue) and loss.shape() == []
+    nominal = api.CheckpointState.load_checkpoint(str(out / "nominal_checkpoint"))
+    assert os.path.getsize(out / "nominal_checkpoint") < os.path.getsize(out / "checkpoint") / 4
+    with pytest.raises(RuntimeError, match="Please load the parameter states first"):
+        nominal.parameters[names[0]]
+    empty = api.Module(str(out / "training_model.onnx"), nominal, str(out / "eval_model.onnx"))
+    with pytest.raises(RuntimeError, match="Please load the model parameters first"):
+        empty(x, y)
+    assert empty.get_parameters_size(False) == module.get_parameters_size(False)
+    empty.copy_buffer_to_parameters(module.get_contiguous_parameters(), trainable_only=False)
+    np.testing.assert_allclose(float(empty(x, y)), float(module.train()(x, y)), rtol=1e-6)

@@ -50,19 +50,32 @@ class Parameter:
 
 
 class _Parameters:
+    """state.parameters: parameters by name; iterating gives (name, Parameter) pairs, as in
+    ONNX Runtime; assigning an array sets a parameter's values."""
+
     def __init__(self, state):
         self._state = state
 
     def __getitem__(self, name):
         if name not in self._state._data.parameters:
             raise KeyError(f"the checkpoint has no parameter '{name}'")
+        if self._state._data.nominal:
+            raise C.Fail("Please load the parameter states first: this is a nominal checkpoint (names and shapes "
+                         "only); Module.copy_buffer_to_parameters loads the values")
         return Parameter(self._state, name)
+
+    def __setitem__(self, name, value):
+        if self._state._data.nominal:
+            raise C.Fail("Please load all the parameter states first (a nominal checkpoint holds no values)")
+        if name not in self._state._data.parameters:
+            raise KeyError(f"the checkpoint has no parameter '{name}'")
+        Parameter(self._state, name).data = value
 
     def __contains__(self, name):
         return name in self._state._data.parameters
 
     def __iter__(self):
-        return iter(self._state._data.parameters)
+        return ((name, Parameter(self._state, name)) for name in self._state._data.parameters)
 
     def __len__(self):
         return len(self._state._data.parameters)
@@ -118,6 +131,13 @@ class Module:
         self._outputs = [o.name for o in self._train.get_outputs() if not o.name.endswith("_grad.accumulation.out")]
         self._training = True
         self._reset = True
+        for name in self._trainable:  # as in ONNX Runtime: zeros until a step accumulates into them
+            self._state._grads.setdefault(name, np.zeros_like(state._data.parameters[name]))
+
+    def _check_loaded(self):
+        if self._state._data.nominal:
+            raise C.Fail("Please load the model parameters first. (the checkpoint is nominal: "
+                         "copy_buffer_to_parameters(buffer, trainable_only=False) loads them)")
 
     def _train_input_shape(self, name):
         for i in self._train.get_inputs():
@@ -147,6 +167,8 @@ class Module:
         return list(self._outputs)
 
     def __call__(self, *user_inputs):
+        """The loss (and the additional outputs): numpy, or OrtValues when every input is one."""
+        self._check_loaded()
         if len(user_inputs) != len(self._user_inputs):
             raise ValueError(f"Module takes {len(self._user_inputs)} inputs ({', '.join(self._user_inputs)}), "
                              f"got {len(user_inputs)}")
@@ -154,6 +176,7 @@ class Module:
         data = self._state._data
         for name, value in data.parameters.items():
             feeds[name] = C.OrtValue.ortvalue_from_numpy(value)  # the state's memory, not a copy
+        as_ortvalues = bool(user_inputs) and all(isinstance(v, C.OrtValue) for v in user_inputs)
         if not self._training:
             if self._eval is None:
                 raise C.Fail("Module.eval(): no eval model was given")
@@ -171,6 +194,8 @@ class Module:
                 self._state._grads[name] = grad
             self._reset = False
             outs = outs[:n]
+        if as_ortvalues:
+            outs = [C.OrtValue.ortvalue_from_numpy(np.require(o, requirements="C")) for o in outs]
         return outs[0] if len(outs) == 1 else outs
 
     def get_parameters_size(self, trainable_only=True):
@@ -179,6 +204,7 @@ class Module:
 
     def get_contiguous_parameters(self, trainable_only=False):
         """The parameters flattened into one float32 OrtValue, in the model's order (a copy)."""
+        self._check_loaded()
         data = self._state._data
         parts = [v.reshape(-1) for k, v in data.parameters.items() if data.requires_grad[k] or not trainable_only]
         return C.OrtValue.ortvalue_from_numpy(np.concatenate(parts) if parts else np.zeros(0, np.float32))
@@ -196,6 +222,8 @@ class Module:
             p = data.parameters[k]
             np.copyto(p, flat[at:at + p.size].reshape(p.shape).astype(p.dtype, copy=False))
             at += p.size
+        if not trainable_only:
+            data.nominal = False  # every value is loaded now
 
     def export_model_for_inferencing(self, inference_model_uri, graph_output_names):
         """Writes the eval model with the current parameters as initializers and the given
@@ -254,6 +282,7 @@ class Optimizer:
         """One update of every trainable parameter, written in place: the optimizer model's
         outputs are bound to the state's own arrays (each output is computed by one elementwise
         node after every read of the value it replaces), so nothing is copied."""
+        self._module._check_loaded()
         state = self._module._state
         data = state._data
         binding = self._sess.io_binding()

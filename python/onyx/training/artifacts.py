@@ -161,6 +161,10 @@ def generate_artifacts(model, requires_grad=None, frozen_params=None, loss=None,
     for key in kwargs:
         if key not in ("ort_format", "custom_op_library", "nominal_checkpoint"):
             raise TypeError(f"generate_artifacts() got an unexpected keyword argument '{key}'")
+    if kwargs.get("ort_format"):
+        raise C.NotImplemented("generate_artifacts: ort_format (ONNX Runtime's flatbuffer model format)")
+    if kwargs.get("custom_op_library"):
+        raise C.NotImplemented("generate_artifacts: custom_op_library (onyx loads no ONNX Runtime custom-op libraries)")
     frozen = list(frozen_params or [])
     floating = [i.name for i in model.graph.initializer
                 if i.data_type in (TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16)]
@@ -182,6 +186,9 @@ def generate_artifacts(model, requires_grad=None, frozen_params=None, loss=None,
         parameters={p: values[p] for p in parameters}, requires_grad={p: p in trainable for p in parameters},
         optimizer=optimizer.name if optimizer is not None else "", optimizer_config=config)
     _checkpoint.write(state, path("checkpoint"))
+    if kwargs.get("nominal_checkpoint"):  # names, dtypes and shapes only (the values come later)
+        state.nominal = True
+        _checkpoint.write(state, path("nominal_checkpoint"))
 
 
 def _write(path, data):

@@ -28,10 +28,15 @@ class CheckpointData:
     exp_avg: dict = dataclasses.field(default_factory=dict)  # name -> numpy array (AdamW)
     exp_avg_sq: dict = dataclasses.field(default_factory=dict)
     properties: dict = dataclasses.field(default_factory=dict)  # name -> int, float or str
+    # A nominal checkpoint holds the parameters' names, dtypes and shapes but not their values
+    # (ONNX Runtime's nominal_checkpoint): a Module over it refuses to run until
+    # copy_buffer_to_parameters has loaded them.
+    nominal: bool = False
 
 
 def write(data, path, include_optimizer_state=True):
-    inits = [numpy_helper.from_array(np.ascontiguousarray(v), "param/" + k) for k, v in data.parameters.items()]
+    inits = [] if data.nominal else [numpy_helper.from_array(np.ascontiguousarray(v), "param/" + k)
+                                     for k, v in data.parameters.items()]
     if include_optimizer_state:
         inits += [numpy_helper.from_array(np.ascontiguousarray(v), "exp_avg/" + k) for k, v in data.exp_avg.items()]
         inits += [numpy_helper.from_array(np.ascontiguousarray(v), "exp_avg_sq/" + k) for k, v in data.exp_avg_sq.items()]
@@ -41,6 +46,8 @@ def write(data, path, include_optimizer_state=True):
             "optimizer": data.optimizer, "optimizer.config": json.dumps(data.optimizer_config),
             "optimizer.step": str(data.step if include_optimizer_state else 0),
             "properties": json.dumps(data.properties)}
+    if data.nominal:
+        meta["nominal"] = json.dumps({k: [str(v.dtype), list(v.shape)] for k, v in data.parameters.items()})
     helper.set_model_props(model, meta)
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "wb") as f:
@@ -83,6 +90,17 @@ def read(path):
             raise C.InvalidProtobuf(f"checkpoint '{path}': tensor '{t.name}' is damaged ({e})") from None
     data = CheckpointData(parameters={}, requires_grad={}, optimizer=meta.get("optimizer", ""),
                           optimizer_config=config, step=step, properties=properties)
+    if "nominal" in meta:
+        try:
+            layout = json.loads(meta["nominal"])
+            for name in order:
+                dtype, shape = layout[name]
+                if not all(isinstance(d, int) and 0 <= d < 2**31 for d in shape) or np.prod(shape, dtype=np.float64) > 2**31:
+                    raise ValueError(f"shape {shape}")
+                tensors["param/" + name] = np.zeros(shape, np.dtype(dtype))
+        except (KeyError, ValueError, TypeError) as e:
+            raise C.InvalidProtobuf(f"checkpoint '{path}': damaged nominal layout ({e})") from None
+        data.nominal = True
     for name in order:
         if "param/" + name not in tensors:
             raise C.InvalidProtobuf(f"checkpoint '{path}': parameter '{name}' is listed but not stored")
