@@ -13,7 +13,6 @@ relative difference over the timed steps (both start from the same weights and d
 import argparse
 import json
 import os
-import resource
 import statistics
 import subprocess
 import sys
@@ -92,7 +91,10 @@ def worker(kind, threads, steps, warmup, work):
             module.lazy_reset_grad()
             times.append(time.perf_counter() - t)
             losses.append(float(loss))
-    rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    # VmHWM, not ru_maxrss: Linux carries ru_maxrss across exec, so a child started from a
+    # process that had imported torch would report that process's peak.
+    with open("/proc/self/status") as f:
+        rss_mb = next(int(line.split()[1]) for line in f if line.startswith("VmHWM")) / 1024
     print(json.dumps({"median_ms": statistics.median(times[warmup:]) * 1e3, "losses": losses[warmup:], "rss_mb": rss_mb}))
 
 
@@ -123,7 +125,10 @@ def main():
                 sys.exit(f"{kind} worker failed:\n{out.stderr[-3000:]}")
             res[kind] = json.loads(out.stdout.strip().splitlines()[-1])
         t, o = res["torch"], res["onyx"]
-        diff = max(abs(x - y) / max(abs(y), 1e-12) for x, y in zip(o["losses"], t["losses"]))
+        rel = [abs(x - y) / max(abs(y), 1e-12) for x, y in zip(o["losses"], t["losses"])]
+        diff = max(rel)
+        print(f"relative loss differences, timed steps 1, 10, 30, last: {rel[0]:.1e} {rel[min(9, len(rel) - 1)]:.1e} "
+              f"{rel[min(29, len(rel) - 1)]:.1e} {rel[-1]:.1e}", file=sys.stderr)
         print(f"| {threads} | {t['median_ms']:.2f} ms | {o['median_ms']:.2f} ms | {o['median_ms'] / t['median_ms']:.2f} "
               f"| {t['rss_mb']:.0f} MB | {o['rss_mb']:.0f} MB | {diff:.1e} |", flush=True)
 

@@ -9,9 +9,9 @@ optimizer models and the checkpoint that onyx.training.api trains with.
 The loss is appended to the model's first output (or `loss_input_names`): MSELoss and L1Loss
 (mean, against a graph input "target" of the output's type and shape), CrossEntropyLoss (mean
 SoftmaxCrossEntropyLoss against int64 "labels"), BCEWithLogitsLoss (mean, against "target").
-The gradient graph is built by onyx's gradient builder (src/training); the optimizer model is
-plain ONNX arithmetic computing PyTorch's update exactly (AdamW: decoupled weight decay, bias
-correction; SGD: p -= lr * g), its scalars in float64.
+The gradient graph is built by onyx's gradient builder (src/training); the optimizer model
+computes PyTorch's update: AdamW through onyx's fused ai.onyx.training AdamW kernel (decoupled
+weight decay, bias correction, scalars in float64), SGD as p - lr * g.
 """
 import enum
 import json
@@ -93,53 +93,34 @@ def optimizer_model(params, optimizer, config):
     p.gradient (and for AdamW p.exp_avg, p.exp_avg_sq); outputs p.updated (and
     p.exp_avg.updated, p.exp_avg_sq.updated)."""
     nodes, inputs, outputs, inits = [], [], [], []
-    f32, f64 = TensorProto.FLOAT, TensorProto.DOUBLE
+    f32 = TensorProto.FLOAT
     inputs += [helper.make_tensor_value_info("learning_rate", f32, []), helper.make_tensor_value_info("step", TensorProto.INT64, [])]
-
-    def const(name, value, dtype=np.float64):
-        inits.append(numpy_helper.from_array(np.array(value, dtype), name))
-        return name
 
     def node(op, ins, out, **attrs):
         nodes.append(helper.make_node(op, ins, [out], **attrs))
         return out
 
-    lr64 = node("Cast", ["learning_rate"], "lr64", to=f64)
-    if optimizer == OptimType.AdamW:
-        b1, b2, eps, wd = (config[k] for k in ("beta1", "beta2", "epsilon", "weight_decay"))
-        t = node("Cast", ["step"], "t64", to=f64)
-        bc1 = node("Sub", [const("one", 1.0), node("Pow", [const("beta1", b1), t], "b1t")], "bc1")
-        bc2 = node("Sub", ["one", node("Pow", [const("beta2", b2), t], "b2t")], "bc2")
-        step_size = node("Cast", [node("Div", [lr64, bc1], "step_size64")], "step_size", to=f32)
-        bc2_sqrt = node("Cast", [node("Sqrt", [bc2], "bc2_sqrt64")], "bc2_sqrt", to=f32)
-        decay = node("Cast", [node("Sub", ["one", node("Mul", [lr64, const("wd", wd)], "lr_wd")], "decay64")],
-                     "decay", to=f32)
-        c = {k: const(k + "_f", v, np.float32) for k, v in
-             {"b1": b1, "1mb1": 1 - b1, "b2": b2, "1mb2": 1 - b2, "eps": eps}.items()}
     for p, value in params.items():
         if value.dtype != np.float32:
             raise C.NotImplemented(f"generate_artifacts: optimizer for {value.dtype} parameter '{p}' (float32 only)")
         shape = list(value.shape)
         inputs += [helper.make_tensor_value_info(p, f32, shape), helper.make_tensor_value_info(p + ".gradient", f32, shape)]
-        g = p + ".gradient"
         if optimizer == OptimType.SGD:
-            lr = node("Cast", [lr64], p + "/lr", to=f32)
-            node("Sub", [p, node("Mul", [g, lr], p + "/step")], p + ".updated")
+            node("Sub", [p, node("Mul", [p + ".gradient", "learning_rate"], p + "/step")], p + ".updated")
             outputs.append(helper.make_tensor_value_info(p + ".updated", f32, shape))
             continue
+        # onyx's fused AdamW kernel (ai.onyx.training): PyTorch's update in one pass.
         inputs += [helper.make_tensor_value_info(p + ".exp_avg", f32, shape),
                    helper.make_tensor_value_info(p + ".exp_avg_sq", f32, shape)]
-        m = node("Add", [node("Mul", [p + ".exp_avg", c["b1"]], p + "/m_old"), node("Mul", [g, c["1mb1"]], p + "/m_g")],
-                 p + ".exp_avg.updated")
-        v = node("Add", [node("Mul", [p + ".exp_avg_sq", c["b2"]], p + "/v_old"),
-                         node("Mul", [node("Mul", [g, g], p + "/gg"), c["1mb2"]], p + "/v_g")], p + ".exp_avg_sq.updated")
-        denom = node("Add", [node("Div", [node("Sqrt", [v], p + "/v_sqrt"), bc2_sqrt], p + "/v_hat"), c["eps"]], p + "/denom")
-        decayed = node("Mul", [p, decay], p + "/decayed")
-        node("Sub", [decayed, node("Mul", [node("Div", [m, denom], p + "/ratio"), step_size], p + "/update")], p + ".updated")
+        nodes.append(helper.make_node(
+            "AdamW", ["learning_rate", "step", p, p + ".gradient", p + ".exp_avg", p + ".exp_avg_sq"],
+            [p + ".updated", p + ".exp_avg.updated", p + ".exp_avg_sq.updated"], domain="ai.onyx.training",
+            beta1=config["beta1"], beta2=config["beta2"], epsilon=config["epsilon"], weight_decay=config["weight_decay"]))
         outputs += [helper.make_tensor_value_info(n, f32, shape)
                     for n in (p + ".updated", p + ".exp_avg.updated", p + ".exp_avg_sq.updated")]
     graph = helper.make_graph(nodes, "onyx_optimizer", inputs, outputs, inits)
-    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], producer_name="onyx.training")
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onyx.training", 1)],
+                              producer_name="onyx.training")
     model.ir_version = 8
     helper.set_model_props(model, {"onyx.optimizer": optimizer.name, "onyx.optimizer.config": json.dumps(config)})
     return model
