@@ -14,6 +14,8 @@ packages=(
   # The training tests compare with PyTorch; without OpenBLAS Debian's torch falls back to the
   # reference BLAS (about 14x slower).
   python3-torch libopenblas0
+  # Property-based fuzzing of the checkpoint and adapter readers (tests/python/test_reader_fuzz.py).
+  python3-hypothesis
 )
 
 # --sanitizers: also clang and its runtimes (libFuzzer, ASan, UBSan, TSan), for scripts/sanitize.sh.

@@ -8,6 +8,7 @@ with every field checked, so a truncated or hostile file is an error, never a cr
 import dataclasses
 import json
 import os
+import warnings
 
 import numpy as np
 import onnx
@@ -65,8 +66,10 @@ def read(path):
         raise C.NoSuchFile(f"checkpoint '{path}': {e.strerror}") from None
     model = onnx.ModelProto()
     try:
-        model.ParseFromString(raw)
-    except Exception as e:  # noqa: BLE001 - protobuf's DecodeError and friends
+        with warnings.catch_warnings():  # protobuf warns, and keeps what it read, on a stray end-group tag
+            warnings.simplefilter("error")
+            model.ParseFromString(raw)
+    except Exception as e:  # noqa: BLE001 - protobuf's DecodeError, that warning, and friends
         raise C.InvalidProtobuf(f"checkpoint '{path}' is not an onyx checkpoint (it does not parse: {e})") from None
     meta = {p.key: p.value for p in model.metadata_props}
     if meta.get("format") != FORMAT:

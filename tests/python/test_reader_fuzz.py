@@ -1,0 +1,97 @@
+"""Fuzzing the readers of files a user may be handed: the training checkpoint and ONNX
+Runtime's LoRA adapter format. Mutated bytes (flips, cuts, insertions, overwrites of the
+offsets) must give onyx's own errors or a value, never another exception or a crash."""
+import os
+
+import numpy as np
+import pytest
+
+import onyx
+from onyx.training import checkpoint
+
+hypothesis = pytest.importorskip("hypothesis")
+from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
+
+
+def good_checkpoint(tmp):
+    data = checkpoint.CheckpointData(parameters={"w": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.ones(3, np.float32)},
+                                     requires_grad={"w": True, "b": False}, optimizer="AdamW",
+                                     optimizer_config={"beta1": 0.9}, step=3,
+                                     exp_avg={"w": np.zeros((2, 3), np.float32)},
+                                     exp_avg_sq={"w": np.zeros((2, 3), np.float32)}, properties={"epoch": 1})
+    path = os.path.join(tmp, "ckpt")
+    checkpoint.write(data, path)
+    return open(path, "rb").read()
+
+
+def good_adapter(tmp):
+    fmt = onyx.AdapterFormat()
+    fmt.set_parameters({"a": onyx.OrtValue.ortvalue_from_numpy(np.ones((4, 2), np.float32)),
+                        "ids": onyx.OrtValue.ortvalue_from_numpy(np.arange(3, dtype=np.int64))})
+    path = os.path.join(tmp, "a.onnx_adapter")
+    fmt.export_adapter(path)
+    return open(path, "rb").read()
+
+
+def mutated(seed_bytes):
+    n = len(seed_bytes)
+    edit = st.one_of(
+        st.tuples(st.just("flip"), st.integers(0, n - 1), st.integers(1, 255)),
+        st.tuples(st.just("cut"), st.integers(0, n), st.just(0)),
+        st.tuples(st.just("insert"), st.integers(0, n), st.integers(0, 255)),
+        st.tuples(st.just("word"), st.integers(0, max(0, n - 4)), st.integers(0, 2**32 - 1)))
+    return st.lists(edit, min_size=1, max_size=4)
+
+
+def apply(data, edits):
+    b = bytearray(data)
+    for kind, at, value in edits:
+        at = min(at, len(b))
+        if kind == "flip" and at < len(b):
+            b[at] ^= value
+        elif kind == "cut":
+            del b[at:]
+        elif kind == "insert":
+            b[at:at] = bytes([value])
+        elif kind == "word" and at + 4 <= len(b):
+            b[at:at + 4] = value.to_bytes(4, "little")
+    return bytes(b)
+
+
+FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+@pytest.fixture(scope="module")
+def seeds(tmp_path_factory):
+    tmp = str(tmp_path_factory.mktemp("seeds"))
+    return {"checkpoint": good_checkpoint(tmp), "adapter": good_adapter(tmp), "tmp": tmp}
+
+
+@FUZZ
+@given(data=st.data())
+def test_checkpoint_reader(seeds, data):
+    raw = apply(seeds["checkpoint"], data.draw(mutated(seeds["checkpoint"])))
+    path = os.path.join(seeds["tmp"], "fuzzed_ckpt")
+    with open(path, "wb") as f:
+        f.write(raw)
+    try:
+        state = onyx.training.api.CheckpointState.load_checkpoint(path)
+    except RuntimeError:  # onyx's errors (InvalidProtobuf, ...) are RuntimeErrors
+        return
+    for name, p in state.parameters:
+        assert isinstance(p.data, np.ndarray)
+
+
+@FUZZ
+@given(data=st.data())
+def test_adapter_reader(seeds, data):
+    raw = apply(seeds["adapter"], data.draw(mutated(seeds["adapter"])))
+    path = os.path.join(seeds["tmp"], "fuzzed_adapter")
+    with open(path, "wb") as f:
+        f.write(raw)
+    try:
+        fmt = onyx.AdapterFormat.read_adapter(path)
+    except RuntimeError:
+        return
+    for value in fmt.get_parameters().values():
+        value.numpy()
