@@ -48,6 +48,29 @@ Result<ir::Model> with_parameters_as_inputs(const ir::Model& forward, const Trai
   return m;
 }
 
+// The eval model computes as inference does: BatchNormalization from its running statistics
+// (training_mode 0, the statistics outputs dropped) and Dropout off (its training_mode input a
+// constant false).
+Status to_inference_mode(ir::Model& m) {
+  ir::Graph& g = m.graph;
+  bool need_false = false;
+  for (auto& n : g.nodes) {
+    if (n.op_type == "BatchNormalization" && n.domain.empty()) {
+      if (auto it = n.attributes.find("training_mode"); it != n.attributes.end()) it->second.i = 0;
+      if (n.outputs.size() > 1) n.outputs.resize(1);
+    } else if (n.op_type == "Dropout" && n.domain.empty() && n.inputs.size() > 2 && !n.inputs[2].empty()) {
+      n.inputs[2] = "onyx_eval/training_mode_false";
+      need_false = true;
+    }
+  }
+  if (need_false) {
+    Tensor f(DataType::kBool, Shape{});
+    f.data<bool>()[0] = false;
+    g.initializers.emplace("onyx_eval/training_mode_false", std::move(f));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<TrainingModels> make_training_models(const ir::Model& forward, const TrainingSpec& spec) {
@@ -79,8 +102,26 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
   TrainingModels out;
   out.parameters = spec.requires_grad;
   out.parameters.insert(out.parameters.end(), spec.frozen.begin(), spec.frozen.end());
+  // Running statistics that training-mode BatchNormalization nodes update: fed like frozen
+  // parameters, and their new values returned as "<name>.updated" by the training model.
+  std::vector<std::pair<std::string, std::string>> running;  // (initializer, the node output with its update)
+  for (const auto& n : fg.nodes) {
+    const ir::Attribute* mode = n.attribute("training_mode");
+    if (n.op_type != "BatchNormalization" || !n.domain.empty() || !mode || mode->i == 0) continue;
+    for (size_t k = 1; k < 3; ++k) {
+      if (n.outputs.size() <= k || n.outputs[k].empty() || n.inputs.size() <= k + 2) continue;
+      const std::string& stat = n.inputs[k + 2];
+      if (!fg.initializers.count(stat) || seen.count(stat)) continue;
+      seen.insert(stat);
+      out.parameters.push_back(stat);
+      running.emplace_back(stat, n.outputs[k]);
+    }
+  }
+  out.buffers.reserve(running.size());
+  for (const auto& r : running) out.buffers.push_back(r.first);
   ONYX_ASSIGN_OR_RETURN(out.eval, with_parameters_as_inputs(forward, spec, out.parameters, types));
   ONYX_ASSIGN_OR_RETURN(out.training, with_parameters_as_inputs(forward, spec, out.parameters, types));
+  ONYX_RETURN_IF_ERROR(to_inference_mode(out.eval));
 
   ir::Graph& g = out.training.graph;
   const ops::GraphTypes train_types = ops::infer_graph_types(g, out.training.opsets);
@@ -109,6 +150,15 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
     g.nodes.push_back(std::move(add));
     g.nodes.push_back(std::move(pick));
     g.outputs.push_back(tensor_info(p + "_grad.accumulation.out", value));
+  }
+  for (const auto& [stat, update] : running) {
+    ir::Node id;
+    id.op_type = "Identity";
+    id.name = stat + ".updated/identity";
+    id.inputs = {update};
+    id.outputs = {stat + ".updated"};
+    g.nodes.push_back(std::move(id));
+    g.outputs.push_back(tensor_info(stat + ".updated", fg.initializers.at(stat)));
   }
   g.inputs.insert(g.inputs.end(), buffers.begin(), buffers.end());
   g.inputs.push_back(reset);

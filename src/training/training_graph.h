@@ -5,7 +5,10 @@
 //     and the bool scalar "lazy_reset_grad"; outputs = the loss, the additional outputs, then
 //     "<p>_grad.accumulation.out" = lazy_reset_grad ? dLoss/dp : buffer + dLoss/dp.
 //   eval model: the same inputs up to the parameters; outputs = the loss and the additional
-//     outputs.
+//     outputs; BatchNormalization uses its running statistics and Dropout is off.
+//   BatchNormalization in training mode: its running statistics are fed like frozen parameters
+//     and the training model returns their new values as "<name>.updated" (after the
+//     gradients), for the caller to keep.
 // The parameters' values leave the models (they live in the checkpoint), so a step feeds them
 // without a copy and the optimizer updates them in place.
 #pragma once
@@ -26,7 +29,11 @@ struct TrainingSpec {
 
 struct TrainingModels {
   ir::Model training, eval;
-  std::vector<std::string> parameters;  // trainable then frozen, in input order
+  // Trainable, then frozen, then the running statistics of training-mode BatchNormalization
+  // (`buffers`), in input order. The training model returns each buffer's new value as
+  // "<name>.updated" after the gradients; the eval model reads them as inference does.
+  std::vector<std::string> parameters;
+  std::vector<std::string> buffers;
 };
 
 // INVALID_ARGUMENT for a requires_grad or frozen name that is not a floating initializer, a

@@ -376,3 +376,42 @@ def test_onnxruntime_call_forms(tmp_path):
     assert empty.get_parameters_size(False) == module.get_parameters_size(False)
     empty.copy_buffer_to_parameters(module.get_contiguous_parameters(), trainable_only=False)
     np.testing.assert_allclose(float(empty(x, y)), float(module.train()(x, y)), rtol=1e-6)
+
+
+def test_batch_norm_running_statistics_follow_pytorchs_and_eval_uses_them(tmp_path):
+    torch.manual_seed(0)
+    net = TinyCnn().train()
+    torch.onnx.export(net, (torch.zeros(4, 3, 16, 16),), str(tmp_path / "cnn.onnx"), input_names=["x"],
+                      output_names=["logits"], opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
+                      do_constant_folding=False)
+    artifacts.generate_artifacts(onnx.load(str(tmp_path / "cnn.onnx")), requires_grad=[n for n, _ in net.named_parameters()],
+                                 loss=artifacts.LossType.CrossEntropyLoss, optimizer=artifacts.OptimType.SGD,
+                                 artifact_directory=str(tmp_path / "out"))
+    state, module, optimizer = onyx_training(tmp_path / "out")
+    reference = torch.optim.SGD(net.parameters(), lr=1e-3)
+    optimizer.set_learning_rate(1e-3)
+    g = np.random.default_rng(2)
+    for _ in range(3):
+        x, y = g.standard_normal((4, 3, 16, 16)).astype(np.float32), g.integers(0, 5, 4).astype(np.int64)
+        module(x, y)
+        optimizer.step()
+        module.lazy_reset_grad()
+        reference.zero_grad()
+        torch.nn.functional.cross_entropy(net(torch.from_numpy(x)), torch.from_numpy(y)).backward()
+        reference.step()
+    buffers = dict(net.named_buffers())
+    stats = [n for n in buffers if n.endswith(("running_mean", "running_var"))]
+    assert stats
+    for name in stats:
+        assert not state.parameters[name].requires_grad
+        # ONNX's BatchNormalization updates the running variance with the batch's population
+        # variance (its spec says so); PyTorch uses the sample variance, n / (n - 1) larger (n = 64
+        # for the block's BN here): with momentum 0.1, about 1.6e-3 apart per step, 3 steps.
+        tol = 1e-4 if name.endswith("running_mean") else 6e-3
+        np.testing.assert_allclose(state.parameters[name].data, buffers[name].numpy(), rtol=tol, atol=1e-6)
+        assert not np.allclose(state.parameters[name].data, 0 if name.endswith("mean") else 1), "updated"
+    net.eval()
+    module.eval()
+    x, y = g.standard_normal((4, 3, 16, 16)).astype(np.float32), g.integers(0, 5, 4).astype(np.int64)
+    theirs = float(torch.nn.functional.cross_entropy(net(torch.from_numpy(x)), torch.from_numpy(y)))
+    np.testing.assert_allclose(float(module(x, y)), theirs, rtol=1e-3)  # eval: the running statistics

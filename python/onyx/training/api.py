@@ -128,7 +128,11 @@ class Module:
         self._user_inputs = [n for n in names if n not in params and not n.endswith("_grad.accumulation.buffer")
                              and n != "lazy_reset_grad"]
         self._trainable = [n[:-len("_grad.accumulation.buffer")] for n in names if n.endswith("_grad.accumulation.buffer")]
-        self._outputs = [o.name for o in self._train.get_outputs() if not o.name.endswith("_grad.accumulation.out")]
+        all_outputs = [o.name for o in self._train.get_outputs()]
+        # Running statistics the step updates (BatchNormalization in training mode).
+        self._updates = [n for n in all_outputs if n.endswith(".updated") and n[:-len(".updated")] in params]
+        self._outputs = [n for n in all_outputs if not n.endswith("_grad.accumulation.out") and n not in self._updates]
+        self._all_outputs = all_outputs
         self._training = True
         self._reset = True
         for name in self._trainable:  # as in ONNX Runtime: zeros until a step accumulates into them
@@ -188,12 +192,13 @@ class Module:
                 feeds[name + "_grad.accumulation.buffer"] = buffer if buffer is not None else np.zeros_like(
                     data.parameters[name])
             feeds["lazy_reset_grad"] = np.array(self._reset)
-            outs = self._train.run(None, feeds)
-            n = len(self._outputs)
-            for name, grad in zip(self._trainable, outs[n:]):
-                self._state._grads[name] = grad
+            named = dict(zip(self._all_outputs, self._train.run(None, feeds)))
+            for name in self._trainable:
+                self._state._grads[name] = named[name + "_grad.accumulation.out"]
+            for name in self._updates:  # kept in place: the arrays the next step feeds
+                np.copyto(data.parameters[name[:-len(".updated")]], named[name])
             self._reset = False
-            outs = outs[:n]
+            outs = [named[n] for n in self._outputs]
         if as_ortvalues:
             outs = [C.OrtValue.ortvalue_from_numpy(np.require(o, requirements="C")) for o in outs]
         return outs[0] if len(outs) == 1 else outs
