@@ -58,7 +58,11 @@ def apply(data, edits):
     return bytes(b)
 
 
-FUZZ = settings(max_examples=250, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+# derandomize: the same examples every run (CI stays deterministic); a longer local search is
+# ONYX_FUZZ_EXAMPLES=20000 with derandomize off.
+FUZZ = settings(max_examples=int(os.environ.get("ONYX_FUZZ_EXAMPLES", 300)), deadline=None,
+                derandomize="ONYX_FUZZ_EXAMPLES" not in os.environ,
+                suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
 @pytest.fixture(scope="module")
@@ -95,3 +99,12 @@ def test_adapter_reader(seeds, data):
         return
     for value in fmt.get_parameters().values():
         value.numpy()
+
+
+def test_adapter_names_that_are_not_utf8_are_refused(seeds, tmp_path):
+    raw = bytearray(seeds["adapter"])
+    at = raw.index(b"ids")  # a parameter's name, found by the fuzzer to reach a UnicodeDecodeError
+    raw[at] = 0xE9
+    (tmp_path / "bad").write_bytes(bytes(raw))
+    with pytest.raises(onyx.InvalidProtobuf, match="not UTF-8"):
+        onyx.AdapterFormat.read_adapter(str(tmp_path / "bad"))

@@ -88,7 +88,10 @@ def _parse(data):
             if name_pos is None:
                 raise C.InvalidProtobuf(f"adapter file: parameter {k} has no name")
             s, length = r.vector(name_pos, 1)
-            name = bytes(r.data[s:s + length]).decode("utf-8")
+            try:
+                name = bytes(r.data[s:s + length]).decode("utf-8")
+            except UnicodeDecodeError:
+                raise C.InvalidProtobuf(f"adapter file: parameter {k}'s name is not UTF-8") from None
             dims = []
             dims_pos = r.field(table, 1)
             if dims_pos is not None:
@@ -102,7 +105,9 @@ def _parse(data):
             raw_pos = r.field(table, 3)
             s, length = r.vector(raw_pos, 1) if raw_pos is not None else (0, 0)
             dtype = np.dtype(_NUMPY_OF[elem])
-            count = int(np.prod(dims)) if dims else 1
+            count = 1
+            for d in dims:  # Python ints: no overflow
+                count *= d
             if any(d < 0 for d in dims) or count * dtype.itemsize != length:
                 raise C.InvalidProtobuf(f"adapter file: parameter '{name}' of dims {dims} has {length} bytes of data")
             array = np.frombuffer(data, dtype=dtype, count=count, offset=s).reshape(dims)
