@@ -2,6 +2,7 @@
 MLP exported from PyTorch trains step for step as PyTorch trains it, checkpoints round-trip
 and bad input is refused. Needs PyTorch (Debian's python3-torch); skipped without it."""
 import os
+import sys
 
 import numpy as np
 import onnx
@@ -11,19 +12,8 @@ import onyx
 from onyx.training import api, artifacts
 
 torch = pytest.importorskip("torch")
-
-
-class Mlp(torch.nn.Module):
-    def __init__(self, sizes):
-        super().__init__()
-        self.layers = torch.nn.ModuleList(torch.nn.Linear(a, b) for a, b in zip(sizes[:-1], sizes[1:]))
-
-    def forward(self, x):
-        for i, layer in enumerate(self.layers):
-            x = layer(x)
-            if i + 1 < len(self.layers):
-                x = torch.relu(x)
-        return x
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
+from training_models import Decoder, Encoder, Mlp  # noqa: E402  (the benchmark's models, small here)
 
 
 def export(module, example, path):
@@ -177,39 +167,9 @@ def test_bad_input_is_refused_with_reasons(tmp_path):
         api.Module(str(out / "training_model.onnx"), state)
 
 
-class TinyEncoder(torch.nn.Module):
-    """A BERT-like classifier: token + position embeddings, LayerNorm, one self-attention block
-    with a GELU (erf) feed-forward, mean pooling, a linear head."""
-
-    def __init__(self, vocab=30, seq=6, hidden=16, heads=2):
-        super().__init__()
-        self.heads, self.hidden = heads, hidden
-        self.tok = torch.nn.Embedding(vocab, hidden)
-        self.pos = torch.nn.Parameter(torch.randn(seq, hidden) * 0.1)
-        self.ln0 = torch.nn.LayerNorm(hidden)
-        self.qkv = torch.nn.Linear(hidden, 3 * hidden)
-        self.out = torch.nn.Linear(hidden, hidden)
-        self.ln1 = torch.nn.LayerNorm(hidden)
-        self.ff1 = torch.nn.Linear(hidden, 2 * hidden)
-        self.ff2 = torch.nn.Linear(2 * hidden, hidden)
-        self.ln2 = torch.nn.LayerNorm(hidden)
-        self.head = torch.nn.Linear(hidden, 3)
-
-    def forward(self, ids):
-        b, s = ids.shape
-        h = self.ln0(self.tok(ids) + self.pos)
-        q, k, v = self.qkv(h).split(self.hidden, dim=-1)
-        split = lambda t: t.reshape(b, s, self.heads, self.hidden // self.heads).transpose(1, 2)  # noqa: E731
-        att = torch.softmax(split(q) @ split(k).transpose(-1, -2) / (self.hidden // self.heads) ** 0.5, dim=-1)
-        ctx = (att @ split(v)).transpose(1, 2).reshape(b, s, self.hidden)
-        h = self.ln1(h + self.out(ctx))
-        h = self.ln2(h + self.ff2(torch.nn.functional.gelu(self.ff1(h))))
-        return self.head(h.mean(dim=1))
-
-
 def test_a_bert_like_encoder_trains_as_in_pytorch(tmp_path):
     torch.manual_seed(0)
-    net = TinyEncoder()
+    net = Encoder(vocab=30, seq=6, hidden=16, heads=2, layers=1, classes=3)
     ids = torch.zeros(4, 6, dtype=torch.long)
     torch.onnx.export(net, (ids,), str(tmp_path / "enc.onnx"), input_names=["ids"], output_names=["logits"],
                       opset_version=17, training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
@@ -285,42 +245,9 @@ def test_a_small_cnn_with_batch_norm_trains_as_in_pytorch(tmp_path):
     assert np.mean(ours[-3:]) < 0.5 * np.mean(ours[:3]), "the loss falls"
 
 
-class TinyDecoder(torch.nn.Module):
-    """A GPT-2-like LM: token and position embeddings, one causal self-attention block with
-    gelu_new (tanh) feed-forward, a tied output projection; logits flattened to [B*S, V]."""
-
-    def __init__(self, vocab=20, seq=5, hidden=12, heads=3):
-        super().__init__()
-        self.heads, self.hidden = heads, hidden
-        self.wte = torch.nn.Embedding(vocab, hidden)
-        self.wpe = torch.nn.Embedding(seq, hidden)
-        self.ln1 = torch.nn.LayerNorm(hidden)
-        self.attn = torch.nn.Linear(hidden, 3 * hidden)
-        self.proj = torch.nn.Linear(hidden, hidden)
-        self.ln2 = torch.nn.LayerNorm(hidden)
-        self.fc = torch.nn.Linear(hidden, 4 * hidden)
-        self.fc_out = torch.nn.Linear(4 * hidden, hidden)
-        self.lnf = torch.nn.LayerNorm(hidden)
-        self.register_buffer("causal", torch.tril(torch.ones(seq, seq, dtype=torch.bool)))
-
-    def forward(self, ids):
-        b, s = ids.shape
-        h = self.wte(ids) + self.wpe(torch.arange(s))
-        q, k, v = self.attn(self.ln1(h)).split(self.hidden, dim=-1)
-        split = lambda t: t.reshape(b, s, self.heads, self.hidden // self.heads).transpose(1, 2)  # noqa: E731
-        scores = split(q) @ split(k).transpose(-1, -2) / (self.hidden // self.heads) ** 0.5
-        scores = torch.where(self.causal[:s, :s], scores, torch.tensor(-1e4))
-        ctx = (torch.softmax(scores, dim=-1) @ split(v)).transpose(1, 2).reshape(b, s, self.hidden)
-        h = h + self.proj(ctx)
-        f = self.fc(self.ln2(h))
-        f = 0.5 * f * (1 + torch.tanh(0.7978845608 * (f + 0.044715 * torch.pow(f, 3))))
-        h = self.lnf(h + self.fc_out(f))
-        return (h @ self.wte.weight.t()).reshape(b * s, -1)
-
-
 def test_a_gpt2_like_decoder_trains_as_in_pytorch(tmp_path):
     torch.manual_seed(0)
-    net = TinyDecoder()
+    net = Decoder(vocab=20, seq=5, hidden=12, heads=3, layers=1)
     torch.onnx.export(net, (torch.zeros(2, 5, dtype=torch.long),), str(tmp_path / "dec.onnx"), input_names=["ids"],
                       output_names=["logits"], opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
                       do_constant_folding=False)
