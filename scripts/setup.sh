@@ -13,7 +13,7 @@ packages=(
   python3-numpy python3-onnx python3-pytest pybind11-dev python3-dev python3-venv
   # The training tests compare with PyTorch; without OpenBLAS Debian's torch falls back to the
   # reference BLAS (about 14x slower).
-  python3-torch libopenblas0
+  python3-torch python3-torchvision libopenblas0
   # Property-based fuzzing of the checkpoint and adapter readers (tests/python/test_reader_fuzz.py).
   python3-hypothesis
 )

@@ -3,7 +3,10 @@
 // O = stride * (D - 1) + output_padding + dilated kernel - pads, or output_shape when given
 // (pads then derived from it), or D * stride for SAME_UPPER / SAME_LOWER.
 #include <algorithm>
+#include <type_traits>
 #include <vector>
+
+#include <oneapi/dnnl/dnnl.h>
 
 #include "kernels/conv_common.h"
 
@@ -109,8 +112,16 @@ class ConvTransposeKernel final : public Kernel {
           for (int64_t r0 = 0; r0 < x_rows; r0 += chunk) {
             const int64_t r1 = std::min(x_rows, r0 + chunk), cols = (r1 - r0) * row_size;
             // col (mg*K x cols) = W_g^T (mg*K x cg) * X_g[:, cols] (cg x cols); W_g is stored cg x mg*K.
-            gemm<CT>(true, false, rows, cols, cg, CT(1), wc + gi * cg * rows, rows, xg + r0 * row_size, I, CT(0),
-                     col.data(), cols);
+            if constexpr (std::is_same_v<CT, float>) {  // oneDNN's JIT sgemm (row-major, as ours)
+              const dnnl_status_t st = dnnl_sgemm('T', 'N', rows, cols, cg, 1.f, wc + gi * cg * rows, rows,
+                                                  xg + r0 * row_size, I, 0.f, col.data(), cols);
+              if (st != dnnl_success)
+                gemm<CT>(true, false, rows, cols, cg, CT(1), wc + gi * cg * rows, rows, xg + r0 * row_size, I, CT(0),
+                         col.data(), cols);
+            } else {
+              gemm<CT>(true, false, rows, cols, cg, CT(1), wc + gi * cg * rows, rows, xg + r0 * row_size, I, CT(0),
+                       col.data(), cols);
+            }
             col2im(col.data(), mg, g, r0, r1, yc + (n * maps + gi * mg) * O);
           }
         }
