@@ -124,6 +124,7 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
   ONYX_RETURN_IF_ERROR(to_inference_mode(out.eval));
 
   ir::Graph& g = out.training.graph;
+  out.training.opsets.emplace("ai.onyx.training", 1);  // gradient rules may emit onyx's training ops
   const ops::GraphTypes train_types = ops::infer_graph_types(g, out.training.opsets);
   ONYX_ASSIGN_OR_RETURN(std::vector<std::string> grads,
                         build_gradients(g, out.training.opsets, train_types, GradientRequest{spec.requires_grad, spec.loss, ""}));

@@ -255,10 +255,11 @@ def test_conv(attrs):
                                      {"x": r(2, 3, 6, 5), "w": r(4, 3, 3, 2), "b": r(4)}, tol=1e-5)
 
 
-def test_grouped_conv_input_gradient():
-    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], group=2, pads=[1, 1, 1, 1]), helper.make_node("Mul", ["c", "c"], ["y"])]
-    w = numpy_helper.from_array(r(4, 2, 3, 3), "w")
-    check_against_finite_differences(nodes, [("x", (1, 4, 5, 5))], "y", {"x": r(1, 4, 5, 5)}, [w], tol=1e-5)
+def test_grouped_and_strided_conv():  # the weights' gradient through onyx's ConvWeightGrad kernel
+    nodes = [helper.make_node("Conv", ["x", "w"], ["c"], group=2, pads=[1, 0, 1, 1], strides=[2, 1], dilations=[1, 2]),
+             helper.make_node("Mul", ["c", "c"], ["y"])]
+    check_against_finite_differences(nodes, [("x", (2, 4, 7, 6)), ("w", (6, 2, 3, 2))], "y",
+                                     {"x": r(2, 4, 7, 6), "w": r(6, 2, 3, 2)}, tol=1e-5)
 
 
 @pytest.mark.parametrize("attrs", [{"kernel_shape": [2, 2], "strides": [2, 2]},

@@ -1,9 +1,7 @@
 // Conv (N-D, static spatial sizes; explicit pads or auto_pad NOTSET):
 //   dX = ConvTranspose(dY, W) with the forward strides, dilations, pads and group, and the
 //        output_padding that gives back X's spatial size;
-//   dW = Conv(X^T, dY^T) (batch and channels swapped: the batch is summed as the channels
-//        are in a forward Conv), strides and dilations exchanged, cut to the kernel's size
-//        (group 1 only);
+//   dW = ConvWeightGrad(X, dY) (onyx's kernel, ai.onyx.training: im2col and GEMM, any group);
 //   dB = dY summed over every dim but the channels.
 #include "training/gradient_rule.h"
 
@@ -55,20 +53,13 @@ Status conv_gradient(GradientContext& ctx) {
                                {"pads", A::ints_attr("pads", pads)}, {"group", A::int_attr("group", group)},
                                {"output_padding", A::ints_attr("output_padding", out_pad)}});
   }
-  std::vector<int64_t> swap(sp + 2);
-  for (size_t i = 0; i < swap.size(); ++i) swap[i] = int64_t(i);
-  std::swap(swap[0], swap[1]);
   if (ctx.needs_grad[1]) {
-    if (group != 1) return not_implemented("Conv's weight gradient with group ", group, " (group 1 only)");
-    const std::string xt = e.op("Transpose", {ctx.input(0)}, {{"perm", A::ints_attr("perm", swap)}});
-    const std::string dyt = e.op("Transpose", {dy}, {{"perm", A::ints_attr("perm", swap)}});
-    const std::string full = e.op("Conv", {xt, dyt},
-                                  {{"strides", A::ints_attr("strides", dilations)}, {"dilations", A::ints_attr("dilations", strides)},
-                                   {"pads", A::ints_attr("pads", pads)}});
-    std::string dw = e.op("Transpose", {full}, {{"perm", A::ints_attr("perm", swap)}});
-    std::vector<int64_t> starts(sp, 0), axes(sp);
-    for (size_t i = 0; i < sp; ++i) axes[i] = int64_t(2 + i);
-    ctx.input_grads[1] = e.op("Slice", {dw, e.int64s(starts), e.int64s(k_sp), e.int64s(axes)});
+    ctx.input_grads[1] = e.node("ConvWeightGrad", {ctx.input(0), dy},
+                                {{"kernel_shape", A::ints_attr("kernel_shape", k_sp)},
+                                 {"strides", A::ints_attr("strides", strides)},
+                                 {"dilations", A::ints_attr("dilations", dilations)},
+                                 {"pads", A::ints_attr("pads", pads)}, {"group", A::int_attr("group", group)}},
+                                1, "ai.onyx.training")[0];
   }
   if (ctx.node.inputs.size() > 2 && ctx.needs_grad[2]) {
     std::vector<int64_t> axes = {0};
