@@ -61,7 +61,7 @@ def apply(data, edits):
 # derandomize: the same examples every run (CI stays deterministic); a longer local search is
 # ONYX_FUZZ_EXAMPLES=20000 with derandomize off.
 FUZZ = settings(max_examples=int(os.environ.get("ONYX_FUZZ_EXAMPLES", 300)), deadline=None,
-                derandomize="ONYX_FUZZ_EXAMPLES" not in os.environ,
+                derandomize="ONYX_FUZZ_EXAMPLES" not in os.environ, database=None,
                 suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 
