@@ -46,28 +46,48 @@ def onyx_training(out):
     return state, module, optimizer
 
 
+def adamw(net, lr):
+    """PyTorch's AdamW with onnxruntime's defaults (betas 0.9/0.999, eps 1e-6, no weight decay)."""
+    return torch.optim.AdamW(net.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0)
+
+
+def train_side_by_side(net, module, optimizer, reference, batch_for, steps=100):
+    """`steps` CrossEntropy steps of onyx (module, optimizer) and PyTorch (net, reference) on the
+    batches batch_for(step) gives; returns both runs' losses."""
+    ours, theirs = [], []
+    for step in range(steps):
+        x, y = batch_for(step)
+        ours.append(float(module(x, y)))
+        optimizer.step()
+        module.lazy_reset_grad()
+        reference.zero_grad()
+        loss = torch.nn.functional.cross_entropy(net(torch.from_numpy(x)), torch.from_numpy(y))
+        loss.backward()
+        reference.step()
+        theirs.append(float(loss))
+    return ours, theirs
+
+
+def artifacts_for(net, example, tmp_path, optimizer=artifacts.OptimType.AdamW):
+    """Exports `net` in training mode and writes its CrossEntropy artifacts; (state, module, optimizer)."""
+    torch.onnx.export(net, (example,), str(tmp_path / "model.onnx"), input_names=["input"], output_names=["output"],
+                      opset_version=17, training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+    artifacts.generate_artifacts(onnx.load(str(tmp_path / "model.onnx")),
+                                 requires_grad=[n for n, _ in net.named_parameters()],
+                                 loss=artifacts.LossType.CrossEntropyLoss, optimizer=optimizer,
+                                 artifact_directory=str(tmp_path / "out"))
+    return onyx_training(tmp_path / "out")
+
+
 @pytest.mark.parametrize("optim", ["AdamW", "SGD"])
 def test_mlp_steps_equal_pytorchs(tmp_path, optim):
     torch_module, out = make_artifacts(tmp_path, artifacts.LossType.CrossEntropyLoss, artifacts.OptimType[optim])
     state, module, optimizer = onyx_training(out)
     lr = 1e-2 if optim == "AdamW" else 5e-2
     optimizer.set_learning_rate(lr)
-    if optim == "AdamW":  # onnxruntime's defaults, given to PyTorch
-        reference = torch.optim.AdamW(torch_module.parameters(), lr=lr, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0)
-    else:
-        reference = torch.optim.SGD(torch_module.parameters(), lr=lr)
-    loss_fn = torch.nn.CrossEntropyLoss()
-    ours, theirs = [], []
-    for step in range(100):
-        x, y = data(step % 5, 8, 20, 4)  # five fixed batches, cycled
-        ours.append(float(module(x, y)))
-        optimizer.step()
-        module.lazy_reset_grad()
-        reference.zero_grad()
-        loss = loss_fn(torch_module(torch.from_numpy(x)), torch.from_numpy(y))
-        loss.backward()
-        reference.step()
-        theirs.append(float(loss))
+    reference = adamw(torch_module, lr) if optim == "AdamW" else torch.optim.SGD(torch_module.parameters(), lr=lr)
+    ours, theirs = train_side_by_side(torch_module, module, optimizer, reference,
+                                      lambda step: data(step % 5, 8, 20, 4))  # five fixed batches, cycled
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
     assert np.mean(ours[-5:]) < 0.95 * np.mean(ours[:5]), "the loss falls"
     for name, p in torch_module.named_parameters():
@@ -170,29 +190,11 @@ def test_bad_input_is_refused_with_reasons(tmp_path):
 def test_a_bert_like_encoder_trains_as_in_pytorch(tmp_path):
     torch.manual_seed(0)
     net = Encoder(vocab=30, seq=6, hidden=16, heads=2, layers=1, classes=3)
-    ids = torch.zeros(4, 6, dtype=torch.long)
-    torch.onnx.export(net, (ids,), str(tmp_path / "enc.onnx"), input_names=["ids"], output_names=["logits"],
-                      opset_version=17, training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
-    names = [n for n, _ in net.named_parameters()]
-    artifacts.generate_artifacts(onnx.load(str(tmp_path / "enc.onnx")), requires_grad=names,
-                                 loss=artifacts.LossType.CrossEntropyLoss, optimizer=artifacts.OptimType.AdamW,
-                                 artifact_directory=str(tmp_path / "out"))
-    state, module, optimizer = onyx_training(tmp_path / "out")
+    state, module, optimizer = artifacts_for(net, torch.zeros(4, 6, dtype=torch.long), tmp_path)
     optimizer.set_learning_rate(5e-3)
-    reference = torch.optim.AdamW(net.parameters(), lr=5e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0)
     g = np.random.default_rng(5)
     batches = [(g.integers(0, 30, (4, 6)).astype(np.int64), g.integers(0, 3, 4).astype(np.int64)) for _ in range(4)]
-    ours, theirs = [], []
-    for step in range(100):
-        x, y = batches[step % 4]
-        ours.append(float(module(x, y)))
-        optimizer.step()
-        module.lazy_reset_grad()
-        reference.zero_grad()
-        loss = torch.nn.functional.cross_entropy(net(torch.from_numpy(x)), torch.from_numpy(y))
-        loss.backward()
-        reference.step()
-        theirs.append(float(loss))
+    ours, theirs = train_side_by_side(net, module, optimizer, adamw(net, 5e-3), lambda step: batches[step % 4])
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
     assert np.mean(ours[-4:]) < 0.5 * np.mean(ours[:4]), "the loss falls"
 
@@ -217,30 +219,12 @@ class TinyCnn(torch.nn.Module):
 def test_a_small_cnn_with_batch_norm_trains_as_in_pytorch(tmp_path):
     torch.manual_seed(0)
     net = TinyCnn().train()
-    torch.onnx.export(net, (torch.zeros(4, 3, 16, 16),), str(tmp_path / "cnn.onnx"), input_names=["x"],
-                      output_names=["logits"], opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
-                      do_constant_folding=False)
-    names = [n for n, _ in net.named_parameters()]
-    artifacts.generate_artifacts(onnx.load(str(tmp_path / "cnn.onnx")), requires_grad=names,
-                                 loss=artifacts.LossType.CrossEntropyLoss, optimizer=artifacts.OptimType.AdamW,
-                                 artifact_directory=str(tmp_path / "out"))
-    state, module, optimizer = onyx_training(tmp_path / "out")
+    state, module, optimizer = artifacts_for(net, torch.zeros(4, 3, 16, 16), tmp_path)
     optimizer.set_learning_rate(3e-3)
-    reference = torch.optim.AdamW(net.parameters(), lr=3e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0)
     g = np.random.default_rng(9)
     batches = [(g.standard_normal((4, 3, 16, 16)).astype(np.float32), g.integers(0, 5, 4).astype(np.int64))
                for _ in range(3)]
-    ours, theirs = [], []
-    for step in range(100):
-        x, y = batches[step % 3]
-        ours.append(float(module(x, y)))
-        optimizer.step()
-        module.lazy_reset_grad()
-        reference.zero_grad()
-        loss = torch.nn.functional.cross_entropy(net(torch.from_numpy(x)), torch.from_numpy(y))
-        loss.backward()
-        reference.step()
-        theirs.append(float(loss))
+    ours, theirs = train_side_by_side(net, module, optimizer, adamw(net, 3e-3), lambda step: batches[step % 3])
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
     assert np.mean(ours[-3:]) < 0.5 * np.mean(ours[:3]), "the loss falls"
 
@@ -248,30 +232,12 @@ def test_a_small_cnn_with_batch_norm_trains_as_in_pytorch(tmp_path):
 def test_a_gpt2_like_decoder_trains_as_in_pytorch(tmp_path):
     torch.manual_seed(0)
     net = Decoder(vocab=20, seq=5, hidden=12, heads=3, layers=1)
-    torch.onnx.export(net, (torch.zeros(2, 5, dtype=torch.long),), str(tmp_path / "dec.onnx"), input_names=["ids"],
-                      output_names=["logits"], opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
-                      do_constant_folding=False)
-    names = [n for n, _ in net.named_parameters()]
-    artifacts.generate_artifacts(onnx.load(str(tmp_path / "dec.onnx")), requires_grad=names,
-                                 loss=artifacts.LossType.CrossEntropyLoss, optimizer=artifacts.OptimType.AdamW,
-                                 artifact_directory=str(tmp_path / "out"))
-    state, module, optimizer = onyx_training(tmp_path / "out")
+    state, module, optimizer = artifacts_for(net, torch.zeros(2, 5, dtype=torch.long), tmp_path)
     optimizer.set_learning_rate(5e-3)
-    reference = torch.optim.AdamW(net.parameters(), lr=5e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0)
     g = np.random.default_rng(11)
-    batches = [g.integers(0, 20, (2, 6)).astype(np.int64) for _ in range(3)]
-    ours, theirs = [], []
-    for step in range(100):
-        seq = batches[step % 3]
-        x, y = seq[:, :5], seq[:, 1:].reshape(-1)  # next-token targets
-        ours.append(float(module(np.ascontiguousarray(x), y)))
-        optimizer.step()
-        module.lazy_reset_grad()
-        reference.zero_grad()
-        loss = torch.nn.functional.cross_entropy(net(torch.from_numpy(np.ascontiguousarray(x))), torch.from_numpy(y))
-        loss.backward()
-        reference.step()
-        theirs.append(float(loss))
+    sequences = [g.integers(0, 20, (2, 6)).astype(np.int64) for _ in range(3)]
+    batches = [(np.ascontiguousarray(t[:, :5]), t[:, 1:].reshape(-1)) for t in sequences]  # next-token targets
+    ours, theirs = train_side_by_side(net, module, optimizer, adamw(net, 5e-3), lambda step: batches[step % 3])
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
     assert np.mean(ours[-3:]) < 0.5 * np.mean(ours[:3]), "the loss falls"
 
@@ -308,24 +274,12 @@ def test_onnxruntime_call_forms(tmp_path):
 def test_batch_norm_running_statistics_follow_pytorchs_and_eval_uses_them(tmp_path):
     torch.manual_seed(0)
     net = TinyCnn().train()
-    torch.onnx.export(net, (torch.zeros(4, 3, 16, 16),), str(tmp_path / "cnn.onnx"), input_names=["x"],
-                      output_names=["logits"], opset_version=17, training=torch.onnx.TrainingMode.TRAINING,
-                      do_constant_folding=False)
-    artifacts.generate_artifacts(onnx.load(str(tmp_path / "cnn.onnx")), requires_grad=[n for n, _ in net.named_parameters()],
-                                 loss=artifacts.LossType.CrossEntropyLoss, optimizer=artifacts.OptimType.SGD,
-                                 artifact_directory=str(tmp_path / "out"))
-    state, module, optimizer = onyx_training(tmp_path / "out")
-    reference = torch.optim.SGD(net.parameters(), lr=1e-3)
+    state, module, optimizer = artifacts_for(net, torch.zeros(4, 3, 16, 16), tmp_path, artifacts.OptimType.SGD)
     optimizer.set_learning_rate(1e-3)
     g = np.random.default_rng(2)
-    for _ in range(3):
-        x, y = g.standard_normal((4, 3, 16, 16)).astype(np.float32), g.integers(0, 5, 4).astype(np.int64)
-        module(x, y)
-        optimizer.step()
-        module.lazy_reset_grad()
-        reference.zero_grad()
-        torch.nn.functional.cross_entropy(net(torch.from_numpy(x)), torch.from_numpy(y)).backward()
-        reference.step()
+    train_side_by_side(net, module, optimizer, torch.optim.SGD(net.parameters(), lr=1e-3),
+                       lambda step: (g.standard_normal((4, 3, 16, 16)).astype(np.float32),
+                                     g.integers(0, 5, 4).astype(np.int64)), steps=3)
     buffers = dict(net.named_buffers())
     stats = [n for n in buffers if n.endswith(("running_mean", "running_var"))]
     assert stats
