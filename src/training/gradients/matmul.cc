@@ -1,6 +1,7 @@
 // MatMul (Y = A @ B, both of rank 2 or more, batch dims broadcasting):
 //   dA = dY @ B^T and dB = A^T @ dY (transposing the last two dims), each summed over the
-//   batch dims that broadcasting added or stretched. Rank-1 operands are refused by name.
+//   batch dims that broadcasting added or stretched (a 2-D B under a batched A: one Gemm over
+//   A's rows flattened). Rank-1 operands are refused by name.
 #include "training/gradient_rule.h"
 
 namespace onyx::training {
@@ -25,8 +26,17 @@ Status matmul_gradient(GradientContext& ctx) {
     return not_implemented("MatMul's gradient needs the ranks of its inputs known statically");
   if (a.dims.size() < 2 || b.dims.size() < 2)
     return not_implemented("MatMul's gradient with a rank-1 operand (", a.to_string(), " @ ", b.to_string(), ")");
+  // A 2-D B under a batched A (a linear layer's weight): dB = A^T @ dY over every row at once,
+  // one Gemm of the flattened rows, instead of batched products summed over the batch.
+  const bool flat_weight = ctx.needs_grad[1] && b.dims.size() == 2 && a.dims.size() > 2 && b.dims[0].value &&
+                           b.dims[1].value;
+  if (flat_weight) {
+    const std::string rows_a = e.op("Reshape", {ctx.input(0), e.int64s({-1, *b.dims[0].value})});
+    const std::string rows_dy = e.op("Reshape", {dy, e.int64s({-1, *b.dims[1].value})});
+    ctx.input_grads[1] = e.op("Gemm", {rows_a, rows_dy}, {{"transA", GradientEmitter::int_attr("transA", 1)}});
+  }
   for (size_t i = 0; i < 2; ++i) {
-    if (!ctx.needs_grad[i]) continue;
+    if (!ctx.needs_grad[i] || (i == 1 && flat_weight)) continue;
     const SymbolicShape& self = i == 0 ? a : b;
     // The full gradient has Y's batch dims and this operand's last two.
     SymbolicShape full = y;
