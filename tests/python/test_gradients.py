@@ -282,3 +282,11 @@ def test_batch_normalization(training):
     w = numpy_helper.from_array(r(2, 3, 2, 2), "w")
     check_against_finite_differences(nodes, [("x", (2, 3, 2, 2)), ("scale", (3,)), ("bias", (3,))], "y",
                                      {"x": r(2, 3, 2, 2), "scale": r(3), "bias": r(3)}, stats + [w], tol=1e-5)
+
+
+@pytest.mark.parametrize("attrs", [{"kernel_shape": [2, 2], "strides": [2, 2]},
+                                   {"kernel_shape": [3, 2], "strides": [2, 1], "pads": [1, 0, 1, 1]},
+                                   {"kernel_shape": [3, 3], "pads": [1, 1, 1, 1], "count_include_pad": 1}])
+def test_average_pool(attrs):
+    nodes = [helper.make_node("AveragePool", ["x"], ["p"], **attrs), helper.make_node("Mul", ["p", "p"], ["y"])]
+    check_against_finite_differences(nodes, [("x", (2, 3, 5, 4))], "y", {"x": r(2, 3, 5, 4)})
