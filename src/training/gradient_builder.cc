@@ -220,6 +220,30 @@ class Emitter final : public GradientEmitter {
   size_t counter_ = 0;
 };
 
+// Whether a subgraph of `n` (If, Loop, Scan bodies) reads one of `values` from the outer
+// scope: such a node depends on them though its inputs do not name them.
+bool subgraph_reads(const ir::Node& n, const std::set<std::string>& values) {
+  auto reads = [&](const std::shared_ptr<ir::Graph>& g, auto&& self) -> bool {
+    if (!g) return false;
+    for (const auto& inner : g->nodes) {
+      for (const auto& in : inner.inputs)
+        if (!in.empty() && values.count(in)) return true;
+      for (const auto& [name, a] : inner.attributes) {
+        if (self(a.g, self)) return true;
+        for (const auto& sub : a.graphs)
+          if (self(sub, self)) return true;
+      }
+    }
+    return false;
+  };
+  for (const auto& [name, a] : n.attributes) {
+    if (reads(a.g, reads)) return true;
+    for (const auto& g : a.graphs)
+      if (reads(g, reads)) return true;
+  }
+  return false;
+}
+
 bool differentiable(DataType t) {
   return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 || t == DataType::kBFloat16 ||
          t == DataType::kUndefined;
@@ -248,16 +272,23 @@ Result<std::vector<std::string>> build_gradients(ir::Graph& graph, const std::ma
 
   // Values that depend on an x, and nodes on a path from an x to y.
   std::set<std::string> depends(request.xs.begin(), request.xs.end());
-  for (const auto& n : graph.nodes)
-    if (std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& v) { return depends.count(v) > 0; }))
+  // A node whose subgraph reads a dependent value from the outer scope depends on it too (and,
+  // with no rule for If / Loop / Scan, makes the gradient a clear error, never a silent zero).
+  std::vector<bool> captures(graph.nodes.size(), false);
+  for (size_t i = 0; i < graph.nodes.size(); ++i) {
+    const ir::Node& n = graph.nodes[i];
+    captures[i] = subgraph_reads(n, depends);
+    if (captures[i] ||
+        std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& v) { return depends.count(v) > 0; }))
       depends.insert(n.outputs.begin(), n.outputs.end());
+  }
   std::set<std::string> needed = {request.y};
   std::vector<bool> on_path(graph.nodes.size(), false);
   for (size_t i = graph.nodes.size(); i-- > 0;) {
     const ir::Node& n = graph.nodes[i];
     if (std::none_of(n.outputs.begin(), n.outputs.end(), [&](const std::string& v) { return needed.count(v) > 0; }))
       continue;
-    bool reads_x = false;
+    bool reads_x = captures[i];
     for (const auto& in : n.inputs)
       if (!in.empty() && depends.count(in)) {
         needed.insert(in);

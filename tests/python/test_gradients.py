@@ -290,3 +290,14 @@ def test_batch_normalization(training):
 def test_average_pool(attrs):
     nodes = [helper.make_node("AveragePool", ["x"], ["p"], **attrs), helper.make_node("Mul", ["p", "p"], ["y"])]
     check_against_finite_differences(nodes, [("x", (2, 3, 5, 4))], "y", {"x": r(2, 3, 5, 4)})
+
+
+def test_a_parameter_read_inside_a_subgraph_is_an_error_not_a_zero():
+    # y = If(cond, then: w * 2, else: w): w reaches y only through the branches' captures.
+    two = numpy_helper.from_array(np.array(2.0), "two")
+    then_g = helper.make_graph([helper.make_node("Mul", ["w", "two"], ["t"])], "then", [], [tensor_info("t", D, [2])], [two])
+    else_g = helper.make_graph([helper.make_node("Identity", ["w"], ["e"])], "else", [], [tensor_info("e", D, [2])])
+    cond = numpy_helper.from_array(np.array(True), "cond")
+    nodes = [helper.make_node("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g, name="branch")]
+    with pytest.raises(onyx.NotImplemented, match=r"no gradient rule for If \(node 'branch' \(If\)"):
+        onyx.InferenceSession(gradient_model(nodes, [("w", (2,))], "y", [cond]))
