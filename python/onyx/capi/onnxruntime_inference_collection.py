@@ -194,17 +194,15 @@ class InferenceSession:
                               f"the providers after it take its nodes.")
                 continue
             chosen.append((name, opts))
-        if self._model_path is not None:
-            sess = C.InferenceSession(options, self._model_path, True, chosen, self._disabled_optimizers)
-        else:
-            sess = C.InferenceSession(options, self._model_bytes, False, chosen, self._disabled_optimizers)
+        def load(opts):
+            model, is_path = (self._model_path, True) if self._model_path is not None else (self._model_bytes, False)
+            return C.InferenceSession(opts, model, is_path, chosen, self._disabled_optimizers)
+
+        sess = load(options)
         if self._read_config_from_model and "ort_config" in sess.model_meta["custom_metadata_map"]:
             from_model = _options_from_ort_config(options, sess.model_meta["custom_metadata_map"]["ort_config"])
             del sess
-            if self._model_path is not None:
-                sess = C.InferenceSession(from_model, self._model_path, True, chosen, self._disabled_optimizers)
-            else:
-                sess = C.InferenceSession(from_model, self._model_bytes, False, chosen, self._disabled_optimizers)
+            sess = load(from_model)
         self._sess = sess
         self._sess_options = sess.session_options
         self._inputs_meta = [NodeArg(*a) for a in sess.inputs_meta]

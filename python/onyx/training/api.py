@@ -267,7 +267,6 @@ class Optimizer:
         self._module = module
         self._sess = InferenceSession(os.fspath(optimizer_uri))
         self._inputs = [i.name for i in self._sess.get_inputs()]
-        self._outputs = [o.name for o in self._sess.get_outputs()]
         self._lr = 1e-3
         data = module._state._data
         for name in module._trainable:

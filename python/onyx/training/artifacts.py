@@ -92,7 +92,7 @@ def optimizer_model(params, optimizer, config):
     scalar), step (int64 scalar, the step being taken, from 1), then per parameter p: p,
     p.gradient (and for AdamW p.exp_avg, p.exp_avg_sq); outputs p.updated (and
     p.exp_avg.updated, p.exp_avg_sq.updated)."""
-    nodes, inputs, outputs, inits = [], [], [], []
+    nodes, inputs, outputs = [], [], []
     f32 = TensorProto.FLOAT
     inputs += [helper.make_tensor_value_info("learning_rate", f32, []), helper.make_tensor_value_info("step", TensorProto.INT64, [])]
 
@@ -118,7 +118,7 @@ def optimizer_model(params, optimizer, config):
             beta1=config["beta1"], beta2=config["beta2"], epsilon=config["epsilon"], weight_decay=config["weight_decay"]))
         outputs += [helper.make_tensor_value_info(n, f32, shape)
                     for n in (p + ".updated", p + ".exp_avg.updated", p + ".exp_avg_sq.updated")]
-    graph = helper.make_graph(nodes, "onyx_optimizer", inputs, outputs, inits)
+    graph = helper.make_graph(nodes, "onyx_optimizer", inputs, outputs)
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onyx.training", 1)],
                               producer_name="onyx.training")
     model.ir_version = 8
