@@ -15,5 +15,6 @@ int compare_command(const std::vector<std::string>& args);
 int optimize_command(const std::vector<std::string>& args);
 int quantize_command(const std::vector<std::string>& args);
 int providers_command(const std::vector<std::string>& args);
+int train_artifacts_command(const std::vector<std::string>& args);
 
 }  // namespace onyx::cli

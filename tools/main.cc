@@ -21,6 +21,7 @@ Command find_command(const std::string& name) {
       {"profile-summary", onyx::cli::profile_summary_command},
       {"compare", onyx::cli::compare_command},   {"optimize", onyx::cli::optimize_command},
       {"quantize", onyx::cli::quantize_command}, {"providers", onyx::cli::providers_command},
+      {"train-artifacts", onyx::cli::train_artifacts_command},
   };
   for (const auto& [n, f] : kCommands)
     if (name == n) return f;
@@ -29,7 +30,7 @@ Command find_command(const std::string& name) {
 
 void print_usage(std::FILE* out) {
   std::fprintf(out,
-      "onyx - an ONNX inference runtime\n\n"
+      "onyx - an ONNX runtime for inference and training\n\n"
       "usage:\n"
       "  onyx info MODEL [FREE-DIMS]       IR, opsets, producer, inputs/outputs, op histogram\n"
       "  onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] [--outputs-dir DIR] [--random-inputs]\n"
@@ -56,7 +57,10 @@ void print_usage(std::FILE* out) {
       "               [--method minmax|entropy|percentile] [--per-channel] [--format qoperator|qdq]\n"
       "                                    calibrated int8 activations and weights (QLinearConv, ...)\n"
       "  onyx providers [--require NAME]   the execution providers of this build and whether each\n"
-      "                                    can run here (CUDA needs a device)\n\n"
+      "                                    can run here (CUDA needs a device)\n"
+      "  onyx train-artifacts MODEL --loss LOSS [--optimizer AdamW|SGD] [-o DIR] [--requires-grad N,...]\n"
+      "                                    the training, eval and optimizer models and the checkpoint\n"
+      "                                    of onnxruntime's on-device training\n\n"
       "run, bench and test take --provider cuda[,cpu] [--provider-option KEY=VALUE]... [--strict-placement]\n"
       "FREE-DIMS: --free-dim NAME=VALUE and --free-dim-denotation DATA_BATCH=VALUE (repeatable)\n"
       "           fix symbolic input dims by dim_param name or by ONNX dimension denotation\n"

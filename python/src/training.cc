@@ -1,15 +1,235 @@
-// The native half of onyx.training: the training and eval models built from a forward model
-// that ends in a loss (src/training/training_graph.h), for onyx.training.artifacts.
+// The native half of onyx.training: the C++ training API (training/checkpoint.h,
+// training/module.h, training/artifacts.h) as _CheckpointState, _Module, _Optimizer,
+// _LinearLRScheduler and _generate_artifacts; onyx/training/api.py and artifacts.py give them
+// onnxruntime's names and call forms.
 #include <pybind11/stl.h>
 
 #include "binding.h"
 #include "onnx/loader.h"
 #include "onnx/writer.h"
+#include "training/artifacts.h"
+#include "training/module.h"
 #include "training/training_graph.h"
 
 namespace onyx::python {
+namespace {
+
+using training::CheckpointState;
+using StatePtr = std::shared_ptr<CheckpointState>;
+
+void release_buffer_ref(void* p) { delete static_cast<std::shared_ptr<Buffer>*>(p); }
+
+// A writable numpy array over the tensor's own memory (kept alive by the array): what a step
+// writes into the tensor shows through it, and what is written into it reaches the step.
+py::object view_of(const Tensor& t) {
+  if (!t.defined()) return py::none();
+  std::vector<py::ssize_t> shape(t.shape().begin(), t.shape().end());
+  if (t.numel() == 0 || !t.buffer()) return py::array(numpy_dtype(t.dtype()), shape);
+  py::capsule base(new std::shared_ptr<Buffer>(t.buffer()), release_buffer_ref);
+  return py::array(numpy_dtype(t.dtype()), shape, {}, const_cast<void*>(t.raw_data()), base);
+}
+
+training::TrainingParameter& parameter(CheckpointState& s, const std::string& name) {
+  training::TrainingParameter* p = s.find(name);
+  if (!p) throw py::key_error("the checkpoint has no parameter '" + name + "'");
+  return *p;
+}
+
+template <typename T> T value_or_raise(Result<T> r, Phase phase) {
+  if (!r.ok()) raise_status(r.status(), phase);
+  return std::move(*r);
+}
+
+void check(const Status& s, Phase phase) {
+  if (!s.ok()) raise_status(s, phase);
+}
+
+std::vector<Value> feeds_of(const py::sequence& inputs, const std::vector<ir::ValueInfo>& declared) {
+  std::vector<Value> values;
+  for (size_t i = 0; i < size_t(py::len(inputs)) && i < declared.size(); ++i)
+    values.push_back(value_from_python(inputs[i], declared[i]));
+  if (size_t(py::len(inputs)) != declared.size()) {
+    std::string names;
+    for (const ir::ValueInfo& d : declared) names += (names.empty() ? "" : ", ") + d.name;
+    throw py::value_error("Module takes " + std::to_string(declared.size()) + " inputs (" + names + "), got " +
+                          std::to_string(py::len(inputs)));
+  }
+  return values;
+}
+
+py::list outputs_to_python(const std::vector<Value>& values) {
+  py::list out;
+  for (const Value& v : values) out.append(value_to_python(v, true));
+  return out;
+}
+
+void register_state(py::module_& m) {
+  py::class_<CheckpointState, StatePtr>(m, "_CheckpointState")
+      .def_static("load", [](const std::string& path) {
+        Result<CheckpointState> r = training::load_checkpoint(path);
+        return std::make_shared<CheckpointState>(value_or_raise(std::move(r), Phase::kLoad));
+      })
+      .def("save",
+           [](const CheckpointState& s, const std::string& path, bool include_optimizer_state) {
+             Status st;
+             {
+               py::gil_scoped_release release;
+               st = training::save_checkpoint(s, path, include_optimizer_state);
+             }
+             check(st, Phase::kRun);
+           })
+      .def("names", [](const CheckpointState& s) {
+        std::vector<std::string> names;
+        for (const auto& p : s.parameters) names.push_back(p.name);
+        return names;
+      })
+      .def("has", [](const CheckpointState& s, const std::string& n) { return s.find(n) != nullptr; })
+      .def("data", [](CheckpointState& s, const std::string& n) { return view_of(parameter(s, n).data); })
+      .def("grad", [](CheckpointState& s, const std::string& n) { return view_of(parameter(s, n).grad); })
+      .def("requires_grad", [](CheckpointState& s, const std::string& n) { return parameter(s, n).requires_grad; })
+      .def_property_readonly("nominal", [](const CheckpointState& s) { return s.nominal; })
+      .def_property_readonly("step", [](const CheckpointState& s) { return s.optimizer.step; })
+      .def_property_readonly("optimizer", [](const CheckpointState& s) { return s.optimizer.kind; })
+      .def("property_names", [](const CheckpointState& s) {
+        std::vector<std::string> names;
+        for (const auto& [k, _] : s.properties) names.push_back(k);
+        return names;
+      })
+      .def("get_property",
+           [](const CheckpointState& s, const std::string& k) -> py::object {
+             auto it = s.properties.find(k);
+             if (it == s.properties.end()) throw py::key_error(k);
+             return std::visit([](const auto& v) { return py::object(py::cast(v)); }, it->second);
+           })
+      .def("set_property",
+           [](CheckpointState& s, const std::string& k, py::handle v) {
+             // bool is an int to Python; ONNX Runtime keeps it as one too.
+             if (py::isinstance<py::int_>(v)) {
+               s.properties[k] = v.cast<int64_t>();
+             } else if (py::isinstance<py::float_>(v)) {
+               s.properties[k] = v.cast<double>();
+             } else if (py::isinstance<py::str>(v)) {
+               s.properties[k] = v.cast<std::string>();
+             } else {
+               raise(OrtError::kInvalidArgument, "checkpoint property '" + k + "': only int, float and str values are kept");
+             }
+           })
+      .def("del_property", [](CheckpointState& s, const std::string& k) {
+        if (!s.properties.erase(k)) throw py::key_error(k);
+      });
+}
+
+void register_module(py::module_& m) {
+  using training::Module;
+  py::class_<Module>(m, "_Module")
+      .def(py::init([](const std::string& train, StatePtr state, const std::string& eval, py::object session_options) {
+             SessionOptions options;
+             if (!session_options.is_none()) options = session_options.cast<const PySessionOptions&>().resolved();
+             Result<std::unique_ptr<Module>> r = Status(StatusCode::kInternal, "not made");
+             {
+               py::gil_scoped_release release;
+               r = Module::create(train, std::move(state), eval, options);
+             }
+             return value_or_raise(std::move(r), Phase::kLoad);
+           }),
+           py::arg("train_model"), py::arg("state"), py::arg("eval_model"), py::arg("session_options"))
+      .def("train_step",
+           [](Module& mod, const py::sequence& inputs) {
+             std::vector<Value> feeds = feeds_of(inputs, mod.input_infos(true));
+             Result<std::vector<Value>> r = Status(StatusCode::kInternal, "not run");
+             {
+               py::gil_scoped_release release;
+               r = mod.train_step(feeds);
+             }
+             return outputs_to_python(value_or_raise(std::move(r), Phase::kRun));
+           })
+      .def("eval_step",
+           [](const Module& mod, const py::sequence& inputs) {
+             std::vector<Value> feeds = feeds_of(inputs, mod.input_infos(false));
+             Result<std::vector<Value>> r = Status(StatusCode::kInternal, "not run");
+             {
+               py::gil_scoped_release release;
+               r = mod.eval_step(feeds);
+             }
+             return outputs_to_python(value_or_raise(std::move(r), Phase::kRun));
+           })
+      .def("lazy_reset_grad", &Module::lazy_reset_grad)
+      .def("input_names", [](const Module& mod, bool training) { return mod.input_names(training); })
+      .def("output_names", [](const Module& mod) { return mod.output_names(); })
+      .def("has_eval_model", &Module::has_eval_model)
+      .def("trainable", [](const Module& mod) { return mod.trainable_parameters(); })
+      .def("parameters_size", &Module::parameters_size)
+      .def("contiguous_parameters",
+           [](const Module& mod, bool trainable_only) {
+             return value_to_python(Value(value_or_raise(mod.contiguous_parameters(trainable_only), Phase::kRun)), true);
+           })
+      .def("copy_buffer_to_parameters",
+           [](Module& mod, py::handle buffer, bool trainable_only) {
+             const Tensor t = tensor_from_python(buffer, DataType::kFloat, "buffer");
+             check(mod.copy_buffer_to_parameters(t, trainable_only), Phase::kRun);
+           })
+      .def("export_model_for_inferencing",
+           [](const Module& mod, const std::string& path, const std::vector<std::string>& outputs) {
+             check(mod.export_model_for_inferencing(path, outputs), Phase::kRun);
+           });
+  py::class_<training::Optimizer>(m, "_Optimizer")
+      .def(py::init([](const std::string& path, Module& mod) {
+             return value_or_raise(training::Optimizer::create(path, mod), Phase::kLoad);
+           }),
+           py::keep_alive<1, 3>())
+      .def("step",
+           [](training::Optimizer& o) {
+             Status st;
+             {
+               py::gil_scoped_release release;
+               st = o.step();
+             }
+             check(st, Phase::kRun);
+           })
+      .def_property("learning_rate", &training::Optimizer::learning_rate, &training::Optimizer::set_learning_rate);
+  py::class_<training::LinearLRScheduler>(m, "_LinearLRScheduler")
+      .def(py::init([](training::Optimizer& o, int64_t warmup, int64_t total, double lr) {
+             return value_or_raise(training::LinearLRScheduler::create(o, warmup, total, lr), Phase::kRun);
+           }),
+           py::keep_alive<1, 2>())
+      .def("step", &training::LinearLRScheduler::step);
+}
+
+}  // namespace
 
 void register_training(py::module_& m) {
+  register_state(m);
+  register_module(m);
+  m.def(
+      "_generate_artifacts",
+      [](py::bytes model, std::optional<std::vector<std::string>> requires_grad, std::vector<std::string> frozen,
+         const std::string& loss, const std::string& optimizer, std::string directory, std::string prefix,
+         std::vector<std::string> additional_outputs, std::string loss_input, std::map<std::string, double> config,
+         bool nominal) {
+        training::ArtifactsSpec spec;
+        spec.loss = value_or_raise(training::loss_kind_named(loss), Phase::kLoad);
+        if (!optimizer.empty()) spec.optimizer = value_or_raise(training::optimizer_kind_named(optimizer), Phase::kLoad);
+        spec.requires_grad = std::move(requires_grad);
+        spec.frozen = std::move(frozen);
+        spec.directory = std::move(directory);
+        spec.prefix = std::move(prefix);
+        spec.additional_outputs = std::move(additional_outputs);
+        spec.loss_input = std::move(loss_input);
+        spec.optimizer_config = std::move(config);
+        spec.nominal_checkpoint = nominal;
+        const std::string bytes = model;
+        Result<std::vector<std::string>> written = Status(StatusCode::kInternal, "not made");
+        {
+          py::gil_scoped_release release;
+          auto forward = onnx_format::load_model_bytes(bytes.data(), bytes.size(), "");
+          written = forward.ok() ? training::generate_artifacts(*forward, spec) : Result<std::vector<std::string>>(forward.take_status());
+        }
+        return value_or_raise(std::move(written), Phase::kLoad);
+      },
+      py::arg("model"), py::arg("requires_grad"), py::arg("frozen"), py::arg("loss"), py::arg("optimizer"),
+      py::arg("directory"), py::arg("prefix"), py::arg("additional_outputs"), py::arg("loss_input"),
+      py::arg("optimizer_config"), py::arg("nominal_checkpoint"),
+      "Writes the training artifacts (training/artifacts.h); returns the paths written.");
   m.def(
       "_make_training_models",
       [](py::bytes model, std::vector<std::string> requires_grad, std::vector<std::string> frozen, std::string loss,

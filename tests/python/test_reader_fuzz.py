@@ -7,20 +7,32 @@ import numpy as np
 import pytest
 
 import onyx
-from onyx.training import checkpoint
 
 hypothesis = pytest.importorskip("hypothesis")
 from hypothesis import HealthCheck, given, settings, strategies as st  # noqa: E402
 
 
 def good_checkpoint(tmp):
-    data = checkpoint.CheckpointData(parameters={"w": np.arange(6, dtype=np.float32).reshape(2, 3), "b": np.ones(3, np.float32)},
-                                     requires_grad={"w": True, "b": False}, optimizer="AdamW",
-                                     optimizer_config={"beta1": 0.9}, step=3,
-                                     exp_avg={"w": np.zeros((2, 3), np.float32)},
-                                     exp_avg_sq={"w": np.zeros((2, 3), np.float32)}, properties={"epoch": 1})
+    """A checkpoint with parameters that train and one that does not, AdamW moments after a
+    step, and a property of each kind, from generate_artifacts on a tiny linear model."""
+    from onnx import TensorProto, helper, numpy_helper
+    from onyx.training import api, artifacts
+    w = numpy_helper.from_array(np.arange(6, dtype=np.float32).reshape(2, 3), "w")
+    b = numpy_helper.from_array(np.ones(3, np.float32), "b")
+    graph = helper.make_graph([helper.make_node("MatMul", ["x", "w"], ["xw"]), helper.make_node("Add", ["xw", "b"], ["y"])],
+                              "linear", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [4, 2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [4, 3])], [w, b])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    artifacts.generate_artifacts(model, requires_grad=["w"], frozen_params=["b"], loss=artifacts.LossType.MSELoss,
+                                 optimizer=artifacts.OptimType.AdamW, artifact_directory=tmp)
+    state = api.CheckpointState.load_checkpoint(os.path.join(tmp, "checkpoint"))
+    module = api.Module(os.path.join(tmp, "training_model.onnx"), state)
+    optimizer = api.Optimizer(os.path.join(tmp, "optimizer_model.onnx"), module)
+    module(np.ones((4, 2), np.float32), np.zeros((4, 3), np.float32))
+    optimizer.step()
+    state.properties.update({"epoch": 1, "lr": 0.5, "note": "seed"})
     path = os.path.join(tmp, "ckpt")
-    checkpoint.write(data, path)
+    api.CheckpointState.save_checkpoint(state, path, include_optimizer_state=True)
     return open(path, "rb").read()
 
 

@@ -4,3 +4,5 @@ RuntimeException, InvalidProtobuf, ModelLoaded, NotImplemented, InvalidGraph, EP
 from onyx._onyx import *  # noqa: F401,F403
 from onyx._onyx import __version__  # noqa: F401
 from onyx._onyx import _built_providers, _make_training_models, _why_provider_cannot_run  # noqa: F401,E402
+from onyx._onyx import (_CheckpointState, _generate_artifacts, _LinearLRScheduler, _Module,  # noqa: F401,E402
+                        _Optimizer)
