@@ -10,6 +10,7 @@
 #include <filesystem>
 #include <fstream>
 
+#include "cli_runner.h"
 #include "model_builder.h"
 #include "onnx/loader.h"
 #include "training/artifacts.h"
@@ -204,6 +205,37 @@ TEST_F(TrainingApi, DamagedCheckpointsAndMismatchedModelsAreClearErrors) {
   EXPECT_FALSE(training::generate_artifacts(linear(), wrong).ok());
   EXPECT_FALSE(fs::exists(dir_ / "wrong"));
 }
+
+#ifdef ONYX_CLI
+TEST_F(TrainingApi, TheCommandLineWritesTheSameArtifacts) {
+  fs::create_directories(dir_);
+  const std::string model = (dir_ / "m.onnx").string();
+  ModelBuilder b(17);
+  b.input("x", {4, 3}).output("y", {4, 2});
+  b.initializer("w", {3, 2}, {1, 2, 3, 4, 5, 6});
+  b.node("MatMul", {"x", "w"}, {"y"}, "mm");
+  std::ofstream(model, std::ios::binary) << b.bytes();
+  std::string text;
+  const std::string out = (dir_ / "cli").string();
+  ASSERT_EQ(testing::run_cli("train-artifacts " + model + " --loss L1Loss --optimizer AdamW -o " + out +
+                                 " --prefix p_ --optimizer-config weight_decay=0.01",
+                             &text),
+            0)
+      << text;
+  for (const char* f : {"p_training_model.onnx", "p_eval_model.onnx", "p_optimizer_model.onnx", "p_checkpoint"})
+    EXPECT_TRUE(fs::exists(dir_ / "cli" / f)) << f << "\n" << text;
+  auto state = training::load_checkpoint((dir_ / "cli" / "p_checkpoint").string());
+  ASSERT_TRUE(state.ok()) << state.status().to_string();
+  EXPECT_DOUBLE_EQ(state->optimizer.config.at("weight_decay"), 0.01);
+  EXPECT_TRUE(state->find("w") && state->find("w")->requires_grad);
+  // Usage errors name the problem; a bad parameter name is an error and writes nothing.
+  EXPECT_EQ(testing::run_cli("train-artifacts " + model + " --loss Hinge", &text), 2);
+  EXPECT_NE(text.find("unknown loss 'Hinge'"), std::string::npos) << text;
+  EXPECT_EQ(testing::run_cli("train-artifacts " + model + " --loss MSELoss --requires-grad nope -o " + out + "2", &text), 1);
+  EXPECT_NE(text.find("'nope' is not an initializer"), std::string::npos) << text;
+  EXPECT_FALSE(fs::exists(dir_ / "cli2"));
+}
+#endif
 
 }  // namespace
 }  // namespace onyx
