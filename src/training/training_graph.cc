@@ -3,6 +3,8 @@
 #include <set>
 
 #include "ops/infer_graph.h"
+#include "optimizer/pass.h"
+#include "optimizer/pass_manager.h"
 #include "optimizer/patch.h"
 #include "training/gradient_builder.h"
 
@@ -71,6 +73,35 @@ Status to_inference_mode(ir::Model& m) {
   return Status::Ok();
 }
 
+// Simplifies a model whose parameters are graph inputs (so nothing folds them away) before
+// the gradients are built: the simplify phase (constant folding, Constant to initializer,
+// shape folding, dead nodes, Identity, Casts) makes the shapes of exported shape arithmetic
+// static, so the gradient builder can undo broadcasting statically instead of with run-time
+// shape logic; then the exported GELU patterns (erf and tanh forms) are fused into
+// com.microsoft Gelu and FastGelu, whose gradient is one GeluGrad node that keeps only X for
+// the backward pass. `keep` names values that must survive (BatchNormalization's running-stat
+// outputs); they are graph outputs while the passes run. The model is left as it was when
+// anything fails.
+void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep) {
+  std::vector<std::shared_ptr<const optimizer::Pass>> fusions;
+  for (const optimizer::PassDef& def : optimizer::PassRegistry::global().all())
+    if (def.pass->name() == "gelu_fusion" || def.pass->name() == "fast_gelu_fusion") fusions.push_back(def.pass);
+  ir::Model work = m;
+  const size_t outputs = work.graph.outputs.size();
+  for (const std::string& name : keep) {
+    ir::ValueInfo vi;
+    vi.name = name;
+    work.graph.outputs.push_back(std::move(vi));
+  }
+  ops::GraphTypes types = ops::infer_graph_types(work.graph, work.opsets);
+  optimizer::PassManager manager({{optimizer::Phase::kSimplify, optimizer::PassRegistry::global().phase(optimizer::Phase::kSimplify)},
+                                  {optimizer::Phase::kFuse, fusions}});
+  auto report = manager.run(work, types, /*log_level=*/3);
+  if (!report.ok() || !report->skipped.empty()) return;
+  work.graph.outputs.resize(outputs);
+  m = std::move(work);
+}
+
 }  // namespace
 
 Result<TrainingModels> make_training_models(const ir::Model& forward, const TrainingSpec& spec) {
@@ -122,6 +153,10 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
   ONYX_ASSIGN_OR_RETURN(out.eval, with_parameters_as_inputs(forward, spec, out.parameters, types));
   ONYX_ASSIGN_OR_RETURN(out.training, with_parameters_as_inputs(forward, spec, out.parameters, types));
   ONYX_RETURN_IF_ERROR(to_inference_mode(out.eval));
+  simplify_for_training(out.eval, {});
+  std::vector<std::string> running_updates;
+  for (const auto& r : running) running_updates.push_back(r.second);
+  simplify_for_training(out.training, running_updates);
 
   ir::Graph& g = out.training.graph;
   out.training.opsets.emplace("ai.onyx.training", 1);  // gradient rules may emit onyx's training ops

@@ -11,7 +11,7 @@ from conftest import tensor_info
 D = TensorProto.DOUBLE
 
 
-def gradient_model(nodes, inputs, y, initializers=(), opset=17):
+def gradient_model(nodes, inputs, y, initializers=(), opset=17, domains=()):
     """The forward nodes, then Gradient(xs = every input, y) as outputs dy_d<x>."""
     names = [name for name, _ in inputs]
     grad = helper.make_node("Gradient", names, [f"d_{n}" for n in names], domain="ai.onnx.preview.training",
@@ -21,13 +21,15 @@ def gradient_model(nodes, inputs, y, initializers=(), opset=17):
         [tensor_info(y, D, None)] + [tensor_info(f"d_{n}", D, list(shape)) for n, shape in inputs],
         list(initializers))
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset),
-                                                    helper.make_opsetid("ai.onnx.preview.training", 1)])
+                                                    helper.make_opsetid("ai.onnx.preview.training", 1)]
+                              + [helper.make_opsetid(d, 1) for d in domains])
     model.ir_version = 8
     return model.SerializeToString()
 
 
-def check_against_finite_differences(nodes, inputs, y, feeds, initializers=(), opset=17, eps=1e-6, tol=1e-6):
-    sess = onyx.InferenceSession(gradient_model(nodes, inputs, y, initializers, opset))
+def check_against_finite_differences(nodes, inputs, y, feeds, initializers=(), opset=17, eps=1e-6, tol=1e-6,
+                                     domains=()):
+    sess = onyx.InferenceSession(gradient_model(nodes, inputs, y, initializers, opset, domains))
     outs = sess.run(None, feeds)
     grads = dict(zip([n for n, _ in inputs], outs[1:]))
     for name, _ in inputs:
@@ -301,3 +303,19 @@ def test_a_parameter_read_inside_a_subgraph_is_an_error_not_a_zero():
     nodes = [helper.make_node("If", ["cond"], ["y"], then_branch=then_g, else_branch=else_g, name="branch")]
     with pytest.raises(onyx.NotImplemented, match=r"no gradient rule for If \(node 'branch' \(If\)"):
         onyx.InferenceSession(gradient_model(nodes, [("w", (2,))], "y", [cond]))
+
+
+@pytest.mark.parametrize("form", ["onnx_none", "onnx_tanh", "com_microsoft", "fast_gelu", "fast_gelu_bias"])
+def test_gelu_family_through_the_fused_gelu_grad_kernel(form):
+    x = r(3, 4, low=-3.0, high=3.0)
+    if form.startswith("onnx"):
+        node = helper.make_node("Gelu", ["x"], ["y"], approximate=form[5:])
+        check_against_finite_differences([node], [("x", (3, 4))], "y", {"x": x}, opset=20)
+    elif form == "com_microsoft":
+        node = helper.make_node("Gelu", ["x"], ["y"], domain="com.microsoft")
+        check_against_finite_differences([node], [("x", (3, 4))], "y", {"x": x}, domains=["com.microsoft"])
+    else:
+        inputs = [("x", (3, 4))] + ([("b", (4,))] if form == "fast_gelu_bias" else [])
+        node = helper.make_node("FastGelu", [n for n, _ in inputs], ["y"], domain="com.microsoft")
+        feeds = {"x": x, "b": r(4)} if form == "fast_gelu_bias" else {"x": x}
+        check_against_finite_differences([node], inputs, "y", feeds, domains=["com.microsoft"])
