@@ -41,6 +41,7 @@ bool has_gradient_ops(const ir::Graph& graph) {
 Status expand_gradient_ops(ir::Model& model) {
   ir::Graph& graph = model.graph;
   model.opsets.emplace("ai.onyx.training", 1);  // gradient rules may emit onyx's training ops
+  model.opsets.emplace("com.microsoft", 1);     // and contrib ops (FusedMatMul)
   if (has_nested_gradient(graph))
     return not_implemented("Gradient (", kTrainingDomain, ") inside a subgraph");
   for (;;) {

@@ -160,6 +160,7 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
 
   ir::Graph& g = out.training.graph;
   out.training.opsets.emplace("ai.onyx.training", 1);  // gradient rules may emit onyx's training ops
+  out.training.opsets.emplace("com.microsoft", 1);     // and contrib ops (FusedMatMul)
   const ops::GraphTypes train_types = ops::infer_graph_types(g, out.training.opsets);
   ONYX_ASSIGN_OR_RETURN(std::vector<std::string> grads,
                         build_gradients(g, out.training.opsets, train_types, GradientRequest{spec.requires_grad, spec.loss, ""}));
@@ -173,18 +174,13 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
     const std::string& p = spec.requires_grad[i];
     const Tensor& value = fg.initializers.at(p);
     buffers.push_back(tensor_info(p + "_grad.accumulation.buffer", value));
-    ir::Node add;
-    add.op_type = "Add";
-    add.name = p + "_grad.accumulation/add";
-    add.inputs = {buffers.back().name, grads[i]};
-    add.outputs = {p + "_grad.accumulation/sum"};
-    ir::Node pick;
-    pick.op_type = "Where";
-    pick.name = p + "_grad.accumulation/select";
-    pick.inputs = {"lazy_reset_grad", grads[i], add.outputs[0]};
-    pick.outputs = {p + "_grad.accumulation.out"};
-    g.nodes.push_back(std::move(add));
-    g.nodes.push_back(std::move(pick));
+    ir::Node acc;
+    acc.op_type = "GradAccumulate";
+    acc.domain = "ai.onyx.training";
+    acc.name = p + "_grad.accumulation";
+    acc.inputs = {buffers.back().name, grads[i], "lazy_reset_grad"};
+    acc.outputs = {p + "_grad.accumulation.out"};
+    g.nodes.push_back(std::move(acc));
     g.outputs.push_back(tensor_info(p + "_grad.accumulation.out", value));
   }
   for (const auto& [stat, update] : running) {

@@ -75,6 +75,10 @@ for name, ash, bsh, kw in [
         ("trans_b", (2, 3, 4), (2, 5, 4), {"transB": 1}),
         ("trans_both", (4, 3), (5, 4), {"transA": 1, "transB": 1, "alpha": 2.0}),
         ("batch_broadcast", (2, 1, 3, 4), (3, 4, 5), {}),
+        # read in place by oneDNN (no copy): a batched transposed A over a 2-D B, broadcasting
+        ("trans_a_batched_over_2d", (2, 4, 3), (4, 5), {"transA": 1}),
+        ("trans_b_batch_broadcast", (2, 1, 3, 4), (3, 5, 4), {"transB": 1}),
+        ("trans_both_batched", (2, 3, 4, 3), (2, 3, 5, 4), {"transA": 1, "transB": 1}),
         ("trans_batch_a", (3, 2, 4), (2, 4, 5), {"transBatchA": 1}),
         ("trans_batch_b", (4, 3, 2), (2, 4, 5), {"transBatchB": 1}),
         ("trans_batch_both_trans", (4, 2, 3), (5, 2, 4), {"transBatchA": 1, "transA": 1, "transBatchB": 1, "transB": 1}),

@@ -4,8 +4,10 @@
 // (perm (1, ..., r-2, 0, r-1)), then swaps the last two dims when transX.
 // Attributes alpha (1), transA, transB, transBatchA, transBatchB (0).
 // float32 runs through oneDNN with alpha fused; a constant 2-D B is packed once as stored
-// (transB read by the packing, not by a copy). Operands that need a transpose are otherwise
-// copied transposed first. Other float types compute in float / double.
+// (transB read by the packing, not by a copy); transA / transB alone are read in place by
+// oneDNN. Operands that need transBatch are copied transposed first. Other float types
+// compute in float / double.
+#include <algorithm>
 #include <memory>
 #include <numeric>
 #include <vector>
@@ -74,6 +76,9 @@ class FusedMatMulKernel final : public Kernel {
       return invalid_argument("FusedMatMul: A and B types differ: ", a_in.describe(), " and ", b_in.describe());
     if (!is_float_type(a_in.dtype()))
       return not_implemented("FusedMatMul (com.microsoft, opset 1) takes float types, got ", a_in.describe());
+    if (packed_b_dims_.empty() && a_in.dtype() == DataType::kFloat && !trans_batch_a_ && !trans_batch_b_ &&
+        (trans_a_ || trans_b_) && a_in.rank() >= 2 && b_in.rank() >= 2)
+      return run_transposed_in_place(ctx, a_in, b_in);
     ONYX_ASSIGN_OR_RETURN(Tensor a, apply_op(a_in, trans_a_, trans_batch_a_));
     if (!packed_b_dims_.empty()) {
       // B is the packed constant: plan with op(B)'s shape, run with B as stored.
@@ -102,6 +107,31 @@ class FusedMatMulKernel final : public Kernel {
 
  private:
   static constexpr int64_t kRowsHint = 128;  // rows of A the packed layout is chosen for
+
+  // float32 with transA / transB only: oneDNN reads the operands as stored (its strides say
+  // which dims are swapped), so nothing is copied.
+  Status run_transposed_in_place(KernelContext& ctx, const Tensor& a, const Tensor& b) const {
+    auto op_shape = [](const Shape& stored, bool trans) {
+      Shape s = stored;
+      if (trans) std::swap(s[s.size() - 2], s[s.size() - 1]);
+      return s;
+    };
+    ONYX_ASSIGN_OR_RETURN(MatMulPlan plan, plan_matmul(op_shape(a.shape(), trans_a_), op_shape(b.shape(), trans_b_)));
+    ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_uninitialized(0, DataType::kFloat, plan.out));
+    if (y->numel() == 0) return Status::Ok();
+    if (plan.k == 0) {
+      std::fill(y->data<float>(), y->data<float>() + y->numel(), 0.f);
+      return Status::Ok();
+    }
+    onednn::MatMulShape shape;
+    shape.a.assign(a.shape().begin(), a.shape().end());
+    shape.b.assign(b.shape().begin(), b.shape().end());
+    while (shape.a.size() < shape.b.size()) shape.a.insert(shape.a.begin(), 1);
+    while (shape.b.size() < shape.a.size()) shape.b.insert(shape.b.begin(), 1);
+    shape.trans_a = trans_a_;
+    shape.trans_b = trans_b_;
+    return matmul_->run(shape, a.data<float>(), b.data<float>(), nullptr, y->data<float>());
+  }
 
   static bool is_float_type(DataType t) {
     return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 || t == DataType::kBFloat16;

@@ -1,18 +1,19 @@
 // MatMul (Y = A @ B, both of rank 2 or more, batch dims broadcasting):
 //   dA = dY @ B^T and dB = A^T @ dY (transposing the last two dims), each summed over the
 //   batch dims that broadcasting added or stretched (a 2-D B under a batched A: one Gemm over
-//   A's rows flattened). Rank-1 operands are refused by name.
+//   A's rows flattened). The transposes are com.microsoft FusedMatMul's transA / transB, which
+//   read the operand in place (no Transpose node, no copy). Rank-1 operands are refused by name.
 #include "training/gradient_rule.h"
 
 namespace onyx::training {
 namespace {
 
-// The last two dims of `v` swapped (its rank must be known).
-std::string transposed(GradientEmitter& e, const std::string& v, size_t rank) {
-  std::vector<int64_t> perm(rank);
-  for (size_t i = 0; i < rank; ++i) perm[i] = int64_t(i);
-  std::swap(perm[rank - 1], perm[rank - 2]);
-  return e.op("Transpose", {v}, {{"perm", GradientEmitter::ints_attr("perm", perm)}});
+// op(a) @ op(b), op swapping the last two dims where asked.
+std::string product(GradientEmitter& e, const std::string& a, bool trans_a, const std::string& b, bool trans_b) {
+  return e.node("FusedMatMul", {a, b},
+                {{"transA", GradientEmitter::int_attr("transA", trans_a)},
+                 {"transB", GradientEmitter::int_attr("transB", trans_b)}},
+                1, "com.microsoft")[0];
 }
 
 Status matmul_gradient(GradientContext& ctx) {
@@ -42,8 +43,7 @@ Status matmul_gradient(GradientContext& ctx) {
     SymbolicShape full = y;
     full.dims[full.dims.size() - 2] = self.dims[self.dims.size() - 2];
     full.dims[full.dims.size() - 1] = self.dims[self.dims.size() - 1];
-    const std::string g = i == 0 ? e.op("MatMul", {dy, transposed(e, ctx.input(1), b.dims.size())})
-                                 : e.op("MatMul", {transposed(e, ctx.input(0), a.dims.size()), dy});
+    const std::string g = i == 0 ? product(e, dy, false, ctx.input(1), true) : product(e, ctx.input(0), true, dy, false);
     ONYX_ASSIGN_OR_RETURN(ctx.input_grads[i], e.sum_to_shape(g, full, ctx.input(i)));
   }
   return Status::Ok();

@@ -1,0 +1,42 @@
+"""onyx's small training kernels (ai.onyx.training) against numpy: GatherGrad (the embedding
+gradient: repeated indices add up, negative ones count from the end) and GradAccumulate
+(reset ? grad : buffer + grad), and their refusals."""
+import numpy as np
+import pytest
+from onnx import TensorProto, helper
+
+import onyx
+
+F, I64, B = TensorProto.FLOAT, TensorProto.INT64, TensorProto.BOOL
+
+
+def session(op, inputs, out_shape):
+    node = helper.make_node(op, [n for n, _, _ in inputs], ["y"], domain="ai.onyx.training")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, t, s) for n, t, s in inputs],
+                              [helper.make_tensor_value_info("y", F, out_shape)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onyx.training", 1)])
+    model.ir_version = 8
+    return onyx.InferenceSession(model.SerializeToString())
+
+
+def test_gather_grad_adds_rows_at_their_indices():
+    sess = session("GatherGrad", [("dy", F, [2, 3, 600]), ("idx", I64, [2, 3]), ("data", F, [7, 600])], [7, 600])
+    g = np.random.default_rng(0)
+    dy = g.standard_normal((2, 3, 600)).astype(np.float32)
+    idx = np.array([[0, 6, -1], [2, 2, 0]], np.int64)  # 6 and -1 are one row; 0 and 2 repeat
+    want = np.zeros((7, 600), np.float32)
+    np.add.at(want, idx % 7, dy)
+    got = sess.run(None, {"dy": dy, "idx": idx, "data": np.ones((7, 600), np.float32)})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    with pytest.raises(onyx.InvalidArgument, match="index 7 is out of range for 7 rows"):
+        sess.run(None, {"dy": dy, "idx": np.full((2, 3), 7, np.int64), "data": np.ones((7, 600), np.float32)})
+
+
+def test_grad_accumulate_adds_or_restarts():
+    sess = session("GradAccumulate", [("buf", F, [4]), ("g", F, [4]), ("reset", B, [])], [4])
+    buf, grad = np.arange(4, dtype=np.float32), np.full(4, 0.5, np.float32)
+    np.testing.assert_array_equal(sess.run(None, {"buf": buf, "g": grad, "reset": np.array(False)})[0], buf + grad)
+    np.testing.assert_array_equal(sess.run(None, {"buf": buf, "g": grad, "reset": np.array(True)})[0], grad)
+    bad = session("GradAccumulate", [("buf", F, [4]), ("g", F, [3]), ("reset", B, [])], [4])
+    with pytest.raises(onyx.InvalidArgument, match="must match"):
+        bad.run(None, {"buf": buf, "g": grad[:3], "reset": np.array(False)})
