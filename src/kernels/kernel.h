@@ -152,6 +152,13 @@ class Kernel {
   // How this node computes, for kernels with more than one way (e.g. "oneDNN int8" or
   // "reference"); empty for the rest. Known after prepare; reported by Session.
   virtual std::string implementation() const { return {}; }
+  // (output k, input j) pairs where output k may be written over input j's memory: the kernel
+  // computes each element of output k from the same element of input j (and anything else)
+  // before writing it, and reads nothing of input j after. The session then lets a caller
+  // bind output k to the very buffer it feeds as input j (an in-place update, e.g. an
+  // optimizer step) when nothing else reads that input. Outputs so written are allocated
+  // with allocate_output_uninitialized.
+  virtual std::vector<std::pair<int, int>> in_place_outputs() const { return {}; }
 };
 
 using KernelFactory = std::function<std::unique_ptr<Kernel>()>;

@@ -386,6 +386,26 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     }
     for (int in : step.reads) last_reader[size_t(in)] = int(s);
   }
+  // Outputs that may be written over an input: the producing step (on the CPU) declares the
+  // pair and is the input's only reader; the input is no output itself.
+  plan->overwritable_inputs_.assign(plan->output_slots_.size(), -1);
+  for (size_t o = 0; o < plan->output_slots_.size(); ++o) {
+    const int out = plan->output_slots_[o];
+    for (const Step& step : plan->steps_) {
+      auto at = std::find(step.outputs.begin(), step.outputs.end(), out);
+      if (at == step.outputs.end() || step.device || !step.kernel) continue;
+      for (const auto& [k, j] : step.kernel->in_place_outputs()) {
+        if (k != int(at - step.outputs.begin()) || j < 0 || size_t(j) >= step.inputs.size()) continue;
+        const int in = step.inputs[size_t(j)];
+        auto input = std::find(plan->input_slots_.begin(), plan->input_slots_.end(), in);
+        if (in < 0 || input == plan->input_slots_.end()) continue;
+        int readers = 0;
+        for (const Step& other : plan->steps_) readers += int(std::count(other.reads.begin(), other.reads.end(), in));
+        if (readers == 1 && std::count(plan->output_slots_.begin(), plan->output_slots_.end(), in) == 0)
+          plan->overwritable_inputs_[o] = int(input - plan->input_slots_.begin());
+      }
+    }
+  }
   std::vector<bool> keep(plan->slot_names_.size(), false);
   for (int s : plan->output_slots_) keep[size_t(s)] = true;
   for (size_t s = 0; s < keep.size(); ++s)

@@ -103,6 +103,11 @@ class GraphPlan {
   const std::vector<std::string>& released_constants() const { return released_constants_; }
   int num_inputs() const { return int(input_slots_.size()); }
   int num_outputs() const { return int(output_slots_.size()); }
+  // The graph input that graph output `o` may be written over (Kernel::in_place_outputs: its
+  // producing CPU step declares the pair, and that step is the input's only reader); -1 for none.
+  int input_overwritten_by_output(size_t o) const {
+    return o < overwritable_inputs_.size() ? overwritable_inputs_[o] : -1;
+  }
   // Names of values this graph reads from enclosing graphs.
   const std::vector<std::string>& captured_names() const { return captured_names_; }
 
@@ -139,6 +144,7 @@ class GraphPlan {
   // Per graph output: the step that copies it to the host and nothing else reads (-1: none),
   // and the slot it is read from, for RunExtras::outputs_on_device.
   std::vector<int> output_copy_steps_, output_source_slots_;
+  std::vector<int> overwritable_inputs_;  // per graph output, see input_overwritten_by_output
   std::vector<int> captured_slots_;
   std::vector<std::string> captured_names_;
   std::vector<Step> steps_;

@@ -3,6 +3,7 @@
 #include <cstring>
 #include <shared_mutex>
 
+#include "session/graph_plan.h"
 #include "session/run_capture.h"
 #include "session/session.h"
 
@@ -14,6 +15,11 @@ bool overlaps(const Tensor& a, const Tensor& b) {
   const auto* a0 = static_cast<const char*>(a.raw_data());
   const auto* b0 = static_cast<const char*>(b.raw_data());
   return a0 < b0 + b.nbytes() && b0 < a0 + a.nbytes();
+}
+
+// The same elements: one buffer, offset, dtype and shape.
+bool same_memory(const Tensor& a, const Tensor& b) {
+  return a.raw_data() == b.raw_data() && a.dtype() == b.dtype() && a.shape() == b.shape() && a.device() == b.device();
 }
 
 bool overlaps_value(const Tensor& buffer, const Value& v) {
@@ -152,8 +158,15 @@ Status Session::run_bound(const IoBinding& binding, const RunOptions& options, s
     wanted.push_back(b.index);
     if (!b.buffer.defined() && !b.device.is_cpu()) on_device[b.index] = 1;
     if (!b.buffer.defined() || b.buffer.dtype() == DataType::kString) continue;
-    bool safe = true;  // kernels must not write a buffer that a bound input still provides
-    for (const Value& in : inputs) safe = safe && !overlaps_value(b.buffer, in);
+    // Kernels must not write a buffer that a bound input still provides, except an in-place
+    // update: the output is bound to exactly the tensor fed as the one input its producing
+    // kernel may write over (GraphPlan::input_overwritten_by_output).
+    const int overwritable = plan_->input_overwritten_by_output(b.index);
+    bool safe = true;
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (int(i) == overwritable && inputs[i].is_tensor() && same_memory(b.buffer, inputs[i].tensor())) continue;
+      safe = safe && !overlaps_value(b.buffer, inputs[i]);
+    }
     if (safe && !targets[b.index].defined()) targets[b.index] = b.buffer;
   }
   ONYX_ASSIGN_OR_RETURN(std::vector<Value> produced, execute(std::move(inputs), wanted, options, &targets, &on_device));

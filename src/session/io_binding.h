@@ -12,7 +12,10 @@
 // way (a graph input or initializer passed through, an aliasing Reshape) is copied into it
 // once. A produced value of another dtype or shape is an INVALID_ARGUMENT error that names
 // both, and nothing is written past the buffer. A buffer that overlaps a bound input is
-// filled by a copy after the run, never while kernels still read the input.
+// filled by a copy after the run, never while kernels still read the input, except an
+// in-place update: an output bound to exactly the tensor fed as an input that its producing
+// kernel may write over (Kernel::in_place_outputs, e.g. AdamW's parameter and moments) and
+// that nothing else reads is written straight into it.
 //
 // Outputs left on a device are complete when run() returns: it waits for the session's device
 // providers, as ONNX Runtime does, unless the run config entry

@@ -63,6 +63,7 @@ Result<std::unique_ptr<Module>> Module::create(const std::string& training_model
       return not_implemented("Module on ", provider, ": training runs on the CPU in this release");
   std::unique_ptr<Module> m(new Module());
   m->state_ = std::move(state);
+  m->options_ = options;
   CheckpointState& st = *m->state_;
   ONYX_ASSIGN_OR_RETURN(m->train_, Session::load_file(training_model_path, options));
   bool has_reset = false;
@@ -262,10 +263,9 @@ Status Module::export_model_for_inferencing(const std::string& path, const std::
   return onnx_format::save_model(model, path);
 }
 
-Result<std::unique_ptr<Optimizer>> Optimizer::create(const std::string& optimizer_model_path, Module& module,
-                                                     const SessionOptions& options) {
+Result<std::unique_ptr<Optimizer>> Optimizer::create(const std::string& optimizer_model_path, Module& module) {
   std::unique_ptr<Optimizer> o(new Optimizer(module));
-  ONYX_ASSIGN_OR_RETURN(o->session_, Session::load_file(optimizer_model_path, options));
+  ONYX_ASSIGN_OR_RETURN(o->session_, Session::load_file(optimizer_model_path, module.session_options()));
   std::set<std::string> inputs;
   for (const ir::ValueInfo& in : o->session_->inputs()) inputs.insert(in.name);
   if (!inputs.count("learning_rate") || !inputs.count("step"))

@@ -58,6 +58,8 @@ class Module {
   const std::vector<std::string>& trainable_parameters() const { return trainable_; }
   CheckpointState& state() { return *state_; }
   const std::shared_ptr<CheckpointState>& shared_state() const { return state_; }
+  // The options the module's sessions were made with (the optimizer's session takes them too).
+  const SessionOptions& session_options() const { return options_; }
 
   // Elements in the parameters (the trainable ones, or all).
   int64_t parameters_size(bool trainable_only) const;
@@ -78,6 +80,7 @@ class Module {
   std::shared_ptr<CheckpointState> state_;
   std::unique_ptr<Session> train_, eval_;
   ir::Model eval_model_;  // as loaded, for export
+  SessionOptions options_;
   std::vector<std::string> train_inputs_, eval_inputs_, outputs_;
   std::vector<std::string> trainable_;  // in the training model's input order
   std::vector<std::string> updated_;    // buffers the step returns as "<name>.updated"
@@ -89,10 +92,10 @@ class Module {
 // Optimizer): AdamW or SGD as generate_artifacts writes it. The learning rate starts at 1e-3.
 class Optimizer {
  public:
-  // `module` must outlive the optimizer. INVALID_ARGUMENT when the optimizer model lacks an
-  // input for a trainable parameter of the module.
-  static Result<std::unique_ptr<Optimizer>> create(const std::string& optimizer_model_path, Module& module,
-                                                   const SessionOptions& options = {});
+  // `module` must outlive the optimizer; its session options (threads, ...) make the
+  // optimizer's session too. INVALID_ARGUMENT when the optimizer model lacks an input for a
+  // trainable parameter of the module.
+  static Result<std::unique_ptr<Optimizer>> create(const std::string& optimizer_model_path, Module& module);
   // One update of every trainable parameter (and AdamW's moments), written in place; the
   // state's step count goes up by one. RUNTIME_ERROR before any training step.
   Status step();

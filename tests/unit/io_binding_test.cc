@@ -6,6 +6,7 @@
 #include <cstring>
 #include <string>
 #include <thread>
+#include <tuple>
 
 #include "model_builder.h"
 #include "process_stats.h"
@@ -139,6 +140,57 @@ TEST(IoBinding, OutputBufferSharedWithAnInputIsFilledAfterTheRun) {
   EXPECT_EQ(b.copied_outputs(), 1u);  // written after the kernels were done reading x
   for (int i = 0; i < 16; ++i)
     EXPECT_FLOAT_EQ(x.data<float>()[i], std::max(0.f, x_before.data<float>()[i] + y.data<float>()[i]));
+}
+
+// AdamW (ai.onyx.training) over x, g, m, v [6]: its outputs may be written over x, m and v
+// (Kernel::in_place_outputs). `x_read_twice` adds a second reader of x (Neg), which must
+// turn the in-place write back into a copy after the run.
+std::unique_ptr<Session> adamw_session(bool x_read_twice) {
+  ModelBuilder b(17);
+  auto* op = b.model.add_opset_import();
+  op->set_domain("ai.onyx.training");
+  op->set_version(1);
+  b.input("lr", {}).input("t", {}, onnx::TensorProto::INT64);
+  for (const char* n : {"x", "g", "m", "v"}) b.input(n, {6});
+  for (const char* n : {"x2", "m2", "v2"}) b.output(n, {6});
+  b.node("AdamW", {"lr", "t", "x", "g", "m", "v"}, {"x2", "m2", "v2"}, "adamw")->set_domain("ai.onyx.training");
+  if (x_read_twice) {
+    b.output("negx", {6});
+    b.node("Neg", {"x"}, {"negx"}, "neg");
+  }
+  const std::string bytes = b.bytes();
+  auto s = Session::load_bytes(bytes.data(), bytes.size());
+  EXPECT_TRUE(s.ok()) << s.status().to_string();
+  return s.ok() ? std::move(s).value() : nullptr;
+}
+
+TEST(IoBinding, AnInPlaceKernelWritesItsInputsBufferWithoutACopy) {
+  for (bool x_read_twice : {false, true}) {
+    auto s = adamw_session(x_read_twice);
+    ASSERT_TRUE(s);
+    Tensor x = filled({6}, 1), g = filled({6}, 0.5f), m(DataType::kFloat, {6}), v(DataType::kFloat, {6});
+    const Tensor x_before = x.clone();
+    IoBinding b(*s);
+    ASSERT_TRUE(b.bind_input("lr", Value(Tensor::scalar<float>(0.1f))).ok());
+    ASSERT_TRUE(b.bind_input("t", Value(Tensor::scalar<int64_t>(1))).ok());
+    ASSERT_TRUE(b.bind_input("g", Value(g)).ok());
+    for (auto [in, out, t] : {std::tuple{"x", "x2", x}, std::tuple{"m", "m2", m}, std::tuple{"v", "v2", v}}) {
+      ASSERT_TRUE(b.bind_input(in, Value(t)).ok());
+      ASSERT_TRUE(b.bind_output(out, t).ok());
+    }
+    if (x_read_twice) ASSERT_TRUE(b.bind_output("negx").ok());
+    ASSERT_TRUE(s->run(b).ok());
+    // x, m, v written in place; with a second reader x is copied in after the run.
+    EXPECT_EQ(b.copied_outputs(), x_read_twice ? 1u : 0u);
+    for (int i = 0; i < 6; ++i) {
+      // First AdamW step: m = 0.1 g, v = 0.001 g^2, x moves by lr * sign(g) (up to eps).
+      const float gi = g.data<float>()[i];
+      EXPECT_NEAR(m.data<float>()[i], 0.1f * gi, 1e-7);
+      EXPECT_NEAR(v.data<float>()[i], 0.001f * gi * gi, 1e-6 * gi * gi);
+      EXPECT_NEAR(x.data<float>()[i], x_before.data<float>()[i] - 0.1f * (gi > 0 ? 1.f : -1.f), 1e-4);
+      if (x_read_twice) EXPECT_FLOAT_EQ(b.outputs()[3].tensor().data<float>()[i], -x_before.data<float>()[i]);
+    }
+  }
 }
 
 TEST(IoBinding, DataDependentOutputShapeIsAllocatedByOnyx) {

@@ -88,6 +88,10 @@ class AdamWKernel final : public Kernel {
     return Status::Ok();
   }
 
+  // Each element of X, M and V is read before its new value is written, so the optimizer can
+  // update the parameters and moments in place (IoBinding, Kernel::in_place_outputs).
+  std::vector<std::pair<int, int>> in_place_outputs() const override { return {{0, 2}, {1, 4}, {2, 5}}; }
+
  private:
   double beta1_ = 0.9, beta2_ = 0.999, epsilon_ = 1e-6, weight_decay_ = 0;
 };
