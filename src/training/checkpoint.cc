@@ -7,9 +7,8 @@
 #include <cmath>
 #include <cstdio>
 #include <cstring>
-#include <fstream>
+#include <filesystem>
 #include <set>
-#include <sstream>
 
 #include "core/json.h"
 #include "ir/graph.h"
@@ -169,18 +168,18 @@ const TrainingParameter* CheckpointState::find(const std::string& name) const {
   return const_cast<CheckpointState*>(this)->find(name);
 }
 
-Result<CheckpointState> parse_checkpoint(const void* data, size_t size, const std::string& what) {
-  auto model = onnx_format::load_model_bytes(data, size, "");
-  if (!model.ok()) {
-    Status st = model.take_status();
-    return std::move(st).with_context("while reading checkpoint '" + what + "'");
-  }
+namespace {
+
+// The state a loaded checkpoint model holds; `own_file` is the checkpoint file's name when it
+// was loaded from a file (its large tensors then view that file, and nothing else may).
+Result<CheckpointState> state_from_model(const ir::Model& model, const std::string& what, const std::string& own_file) {
   CheckpointState state;
   std::vector<std::string> order;
   json::Value nominal_layout;
-  if (Status st = fill_from_metadata(*model, state, order, nominal_layout); !st.ok())
-    return damaged(what, st.message());
-  const auto& inits = model->graph.initializers;
+  if (Status st = fill_from_metadata(model, state, order, nominal_layout); !st.ok()) return damaged(what, st.message());
+  for (const auto& [name, ref] : model.graph.external_data)
+    if (ref.location != own_file) return damaged(what, "tensor '" + name + "' refers to external data");
+  const auto& inits = model.graph.initializers;
   for (TrainingParameter& p : state.parameters) {
     if (state.nominal) {
       auto zeros = nominal_tensor(nominal_layout, p.name);
@@ -190,7 +189,7 @@ Result<CheckpointState> parse_checkpoint(const void* data, size_t size, const st
       auto it = inits.find(kParam + p.name);
       if (it == inits.end()) return damaged(what, "parameter '" + p.name + "' is listed but not stored");
       if (it->second.dtype() == DataType::kString) return damaged(what, "parameter '" + p.name + "' holds strings");
-      p.data = it->second.clone();  // owned: steps write into it
+      p.data = it->second.clone();  // owned, never a view of the file: steps write into it
     }
     for (auto [prefix, into] : {std::pair{kExpAvg, &state.optimizer.exp_avg}, std::pair{kExpAvgSq, &state.optimizer.exp_avg_sq}}) {
       auto m = inits.find(prefix + p.name);
@@ -209,13 +208,28 @@ Result<CheckpointState> parse_checkpoint(const void* data, size_t size, const st
   return state;
 }
 
+}  // namespace
+
+Result<CheckpointState> parse_checkpoint(const void* data, size_t size, const std::string& what) {
+  auto model = onnx_format::load_model_bytes(data, size, "");
+  if (!model.ok()) {
+    Status st = model.take_status();
+    return std::move(st).with_context("while reading checkpoint '" + what + "'");
+  }
+  return state_from_model(*model, what, "");
+}
+
 Result<CheckpointState> load_checkpoint(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return not_found("checkpoint '", path, "': ", std::strerror(errno));
-  std::stringstream bytes;
-  bytes << in.rdbuf();
-  const std::string data = bytes.str();
-  return parse_checkpoint(data.data(), data.size(), path);
+  // Mapped, not read: the loader views the large tensors in the file, so loading holds the
+  // values once (the state's own copies) plus the file's pages while they are copied.
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec)) return not_found("checkpoint '", path, "': no such file");
+  auto model = onnx_format::load_model_file(path);
+  if (!model.ok()) {
+    Status st = model.take_status();
+    return std::move(st).with_context("while reading checkpoint '" + path + "'");
+  }
+  return state_from_model(*model, path, std::filesystem::path(path).filename().string());
 }
 
 Result<std::string> serialize_checkpoint(const CheckpointState& state, bool include_optimizer_state) {

@@ -199,6 +199,22 @@ TEST_F(TrainingApi, DamagedCheckpointsAndMismatchedModelsAreClearErrors) {
   ASSERT_TRUE((*module)->copy_buffer_to_parameters(filled({8}, 0.1f, 0.1f), false).ok());
   EXPECT_FALSE(state->nominal);
   EXPECT_TRUE((*module)->train_step({Value(x), Value(t)}).ok());
+  // A checkpoint file whose parameter points at external data is refused, not followed.
+  {
+    ModelBuilder b(17);
+    b.external_initializer("param/w", {2}, "weights.bin", 0, 8);
+    for (const auto& [k, v] : {std::pair<std::string, std::string>{"format", "onyx.checkpoint.2"},
+                               {"order", "[\"w\"]"}, {"requires_grad", "{\"w\":true}"}}) {
+      auto* prop = b.model.add_metadata_props();
+      prop->set_key(k);
+      prop->set_value(v);
+    }
+    std::ofstream(dir_ / "weights.bin", std::ios::binary) << std::string(8, '\0');
+    std::ofstream(dir_ / "external_ckpt", std::ios::binary) << b.bytes();
+    auto r = training::load_checkpoint((dir_ / "external_ckpt").string());
+    ASSERT_FALSE(r.ok());
+    EXPECT_NE(r.status().message().find("refers to external data"), std::string::npos) << r.status().to_string();
+  }
   // Bad artifacts requests write nothing.
   auto wrong = spec(training::OptimizerKind::kSGD, "wrong");
   wrong.requires_grad = std::vector<std::string>{"x"};
