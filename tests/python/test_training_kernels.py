@@ -40,3 +40,36 @@ def test_grad_accumulate_adds_or_restarts():
     bad = session("GradAccumulate", [("buf", F, [4]), ("g", F, [3]), ("reset", B, [])], [4])
     with pytest.raises(onyx.InvalidArgument, match="must match"):
         bad.run(None, {"buf": buf, "g": grad[:3], "reset": np.array(False)})
+
+
+def layer_norm_grads(dy, x, scale, axis, eps):
+    axes = tuple(range(axis, x.ndim))
+    mu = x.mean(axis=axes, keepdims=True)
+    inv_std = 1 / np.sqrt(((x - mu) ** 2).mean(axis=axes, keepdims=True) + eps)
+    xhat = (x - mu) * inv_std
+    g = dy * scale
+    dx = inv_std * (g - g.mean(axis=axes, keepdims=True) - xhat * (g * xhat).mean(axis=axes, keepdims=True))
+    rows = tuple(range(axis))
+    return dx, (dy * xhat).sum(axis=rows), dy.sum(axis=rows)
+
+
+@pytest.mark.parametrize("shape,axis", [((4, 6, 32), -1), ((3, 5, 4), 1), ((2, 1000), 1)])
+def test_layer_normalization_grad_matches_float64(shape, axis):
+    cols = shape[axis:] if axis >= 0 else shape[axis:]
+    node = helper.make_node("LayerNormalizationGrad", ["dy", "x", "scale"], ["dx", "dscale", "dbias"],
+                            domain="ai.onyx.training", axis=axis, epsilon=1e-5)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("dy", F, list(shape)),
+                                            helper.make_tensor_value_info("x", F, list(shape)),
+                                            helper.make_tensor_value_info("scale", F, list(cols))],
+                              [helper.make_tensor_value_info(n, F, None) for n in ("dx", "dscale", "dbias")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onyx.training", 1)])
+    model.ir_version = 8
+    g = np.random.default_rng(3)
+    dy, x = g.standard_normal(shape).astype(np.float32), (3 + 2 * g.standard_normal(shape)).astype(np.float32)
+    scale = g.uniform(0.5, 1.5, cols).astype(np.float32)
+    got = onyx.InferenceSession(model.SerializeToString()).run(None, {"dy": dy, "x": x, "scale": scale})
+    want = layer_norm_grads(dy.astype(np.float64), x.astype(np.float64), scale.astype(np.float64),
+                            axis if axis >= 0 else len(shape) + axis, 1e-5)
+    for name, a, b in zip(("dx", "dscale", "dbias"), got, want):
+        assert a.shape == b.shape, name
+        np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5, err_msg=name)

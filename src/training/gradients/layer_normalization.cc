@@ -2,11 +2,24 @@
 // xhat = (X - mean) * inv_std and G = dY * scale,
 //   dX = inv_std * (G - mean(G) - xhat * mean(G * xhat)) (means over the normalised dims),
 //   dScale = dY * xhat and dBias = dY, each summed to its input's shape.
-// mean and inv_std are recomputed from X (the node's optional outputs need not exist).
+// float32 with Scale (and B) of exactly the normalised dims' static shape: all three from onyx's
+// fused LayerNormalizationGrad kernel (ai.onyx.training, two passes). Otherwise plain ops,
+// with mean and inv_std recomputed from X (the node's optional outputs need not exist).
 #include "training/gradient_rule.h"
 
 namespace onyx::training {
 namespace {
+
+// Whether `param` has statically exactly X's dims from `axis` on.
+bool fits_normalised_dims(GradientEmitter& e, const SymbolicShape& xs, int64_t axis, const std::string& param) {
+  const SymbolicShape& ps = e.type_of(param).shape;
+  if (!ps.has_rank || ps.dims.size() != xs.dims.size() - size_t(axis)) return false;
+  for (size_t i = 0; i < ps.dims.size(); ++i) {
+    const Dim& want = xs.dims[size_t(axis) + i];
+    if (!ps.dims[i].value || !want.value || *ps.dims[i].value != *want.value) return false;
+  }
+  return true;
+}
 
 Status layer_norm_gradient(GradientContext& ctx) {
   const std::string& dy = ctx.output_grads[0];
@@ -24,6 +37,17 @@ Status layer_norm_gradient(GradientContext& ctx) {
   for (int64_t i = axis; i < rank; ++i) axes.push_back(i);
   const ir::Attribute* eps_attr = ctx.node.attribute("epsilon");
   const DataType t = ctx.elem_type(x);
+  if (t == DataType::kFloat && fits_normalised_dims(e, xs, axis, ctx.input(1)) &&
+      (ctx.node.inputs.size() < 3 || ctx.node.inputs[2].empty() || fits_normalised_dims(e, xs, axis, ctx.input(2)))) {
+    const std::vector<std::string> grads = e.node(
+        "LayerNormalizationGrad", {dy, x, ctx.input(1)},
+        {{"axis", GradientEmitter::int_attr("axis", axis)},
+         {"epsilon", GradientEmitter::float_attr("epsilon", eps_attr ? eps_attr->f : 1e-5f)}},
+        3, "ai.onyx.training");
+    for (size_t i = 0; i < 3 && i < ctx.node.inputs.size(); ++i)
+      if (ctx.needs_grad[i]) ctx.input_grads[i] = grads[i];
+    return Status::Ok();
+  }
   auto reduce_mean = [&](const std::string& v) {
     if (e.opset() >= 18) return e.op("ReduceMean", {v, e.int64s(axes)});
     return e.op("ReduceMean", {v}, {{"axes", GradientEmitter::ints_attr("axes", axes)}});
