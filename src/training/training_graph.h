@@ -3,7 +3,8 @@
 //   training model: inputs = the forward model's inputs, then the parameters (trainable, then
 //     frozen) as graph inputs, then one "<p>_grad.accumulation.buffer" per trainable parameter
 //     and the bool scalar "lazy_reset_grad"; outputs = the loss, the additional outputs, then
-//     "<p>_grad.accumulation.out" = lazy_reset_grad ? dLoss/dp : buffer + dLoss/dp.
+//     "<p>_grad.accumulation.out" = lazy_reset_grad ? dLoss/dp : buffer + dLoss/dp (onyx's
+//     ai.onyx.training AccumulateGradient for float32 and float64 parameters, else Add and Where).
 //   eval model: the same inputs up to the parameters; outputs = the loss and the additional
 //     outputs; BatchNormalization uses its running statistics and Dropout is off.
 //   BatchNormalization in training mode: its running statistics are fed like frozen parameters
