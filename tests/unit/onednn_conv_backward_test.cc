@@ -277,8 +277,26 @@ TEST(OnednnConvBackward, ConvWeightGradFloat32MatchesItsGemmPath) {
        {{"kernel_shape", {3, 3}}, {"dilations", {2, 1}}, {"pads", {0, 1, 0, 0}}, {"strides", {1, 2}}}},
       {"1d", {3, 4, 17}, {3, 5, 5}, 1, {{"kernel_shape", {4}}, {"strides", {3}}, {"pads", {1, 0}}}},
       {"3d", {1, 2, 5, 6, 4}, {1, 4, 4, 3, 4}, 2, {{"kernel_shape", {2, 2, 1}}, {"strides", {1, 2, 1}}}},
+      // weights 16x the activations or more: one GEMM over the batch (conv_batched_gemm.h)
+      {"2d_weights_dominate_groups", {2, 32, 2, 2}, {2, 64, 2, 2}, 2, {{"kernel_shape", {3, 3}}, {"pads", {1, 1, 1, 1}}}},
+      {"1d_weights_dominate", {1, 32, 2}, {1, 64, 2}, 1, {{"kernel_shape", {3}}, {"pads", {1, 1}}}},
+      {"2d_weights_dominate_strided", {3, 64, 3, 3}, {3, 96, 2, 2}, 1,
+       {{"kernel_shape", {3, 3}}, {"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}},
   };
   for (const auto& k : cases) expect_float_matches_double("ai.onyx.training", "ConvWeightGrad", k);
+}
+
+// Conv with its weights an input (training's forward): oneDNN with the weights reordered every
+// run, or one GEMM over the batch where they far outnumber the activations.
+TEST(OnednnConvBackward, ConvWithInputWeightsFloat32MatchesItsGemmPath) {
+  const std::vector<NodeCase> cases = {
+      {"2d_stride2", {2, 16, 9, 9}, {32, 16, 3, 3}, 1, {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}},
+      {"2d_groups", {2, 8, 7, 6}, {12, 2, 3, 3}, 4, {{"pads", {1, 0, 1, 1}}, {"dilations", {1, 2}}}},
+      {"2d_weights_dominate_groups", {2, 32, 2, 2}, {64, 16, 3, 3}, 2, {{"pads", {1, 1, 1, 1}}}},
+      {"1d_weights_dominate", {1, 32, 2}, {64, 32, 3}, 1, {{"pads", {1, 1}}}},
+      {"2d_weights_dominate_strided", {3, 64, 3, 3}, {96, 64, 3, 3}, 1, {{"strides", {2, 2}}, {"pads", {1, 1, 1, 1}}}},
+  };
+  for (const auto& k : cases) expect_float_matches_double("", "Conv", k);
 }
 
 }  // namespace
