@@ -45,7 +45,9 @@ struct AdamWConstants {
 ONYX_TARGET_CLONES void adamw_span(const AdamWConstants& k, const float* px, const float* pg, const float* pm,
                                    const float* pv, float* ox, float* om, float* ov, int64_t n) {
   // Outputs alias inputs only element for element (in place): no dependence between elements.
+#if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC ivdep
+#endif
   for (int64_t i = 0; i < n; ++i) {
     const float g = pg[i];
     const float m = pm[i] + k.one_b1 * (g - pm[i]);  // PyTorch's lerp toward g
