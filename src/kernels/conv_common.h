@@ -50,7 +50,8 @@ inline Status check_conv_types(const KernelContext& ctx) {
 // Conv and ConvTranspose after the geometry: checks that the optional B is [maps], allocates
 // Y (N, maps, spatial...) and, unless it is empty, calls body(xc, wc, yc) in the compute type
 // CT of X's float type to write the convolution without bias into the zero-filled yc
-// (N, maps, spatial...); then adds B and stores yc into Y.
+// (N, maps, spatial...) (body may return a Status, which an error of stops here); then adds B
+// and stores yc into Y.
 template <typename Body>
 Status run_float_conv(KernelContext& ctx, int64_t maps, const std::vector<int64_t>& spatial, Body&& body) {
   const Tensor& x = ctx.input(0);
@@ -77,7 +78,11 @@ Status run_float_conv(KernelContext& ctx, int64_t maps, const std::vector<int64_
       ybuf.assign(size_t(y->numel()), CT(0));
       yc = ybuf.data();
     }
-    body(xc, wc, yc);
+    if constexpr (std::is_same_v<decltype(body(xc, wc, yc)), Status>) {
+      ONYX_RETURN_IF_ERROR(body(xc, wc, yc));
+    } else {
+      body(xc, wc, yc);
+    }
     const int64_t plane = y->numel() / (batch * maps);
     if (has_bias) {
       const T* bias = b.data<T>();

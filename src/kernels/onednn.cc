@@ -57,6 +57,14 @@ dnnl::primitive_attr base_attr() {
   return attr;
 }
 
+LayoutReorder::LayoutReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to)
+    : pd(engine(), from, engine(), to, base_attr()), prim(pd) {}
+
+void LayoutReorder::run(const dnnl::memory& from, const dnnl::memory& to) const {
+  std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}};
+  execute(prim, pd, args);
+}
+
 dnnl::memory reorder_copy(const dnnl::memory& from, const dnnl::memory::desc& to) {
   dnnl::memory out(to, engine());
   const dnnl::reorder::primitive_desc pd(engine(), from.get_desc(), engine(), to, base_attr());

@@ -25,8 +25,16 @@ const dnnl::engine& engine();
 dnnl::stream& stream();
 // Per-thread scratch buffers, one per slot, reused across calls: at least `bytes` owned by
 // the calling thread, valid until its next call with the same slot. Slot kPrimitiveScratch
-// is execute()'s; others are free for callers (e.g. reordered activations).
-enum ScratchSlot { kPrimitiveScratch = 0, kSourceScratch = 1, kDestinationScratch = 2, kScratchSlots = 3 };
+// is execute()'s; others are free for callers (e.g. reordered activations; kWeightsScratch
+// and kGradientScratch for the backward convolutions' third and fourth operands).
+enum ScratchSlot {
+  kPrimitiveScratch = 0,
+  kSourceScratch = 1,
+  kDestinationScratch = 2,
+  kWeightsScratch = 3,
+  kGradientScratch = 4,
+  kScratchSlots = 5
+};
 void* thread_scratch(ScratchSlot slot, size_t bytes);
 
 // A oneDNN dims vector from onyx dims.
@@ -40,6 +48,23 @@ inline dnnl::memory::desc f32_desc(const dnnl::memory::dims& d, const dnnl::memo
 
 // The primitive attributes every onyx primitive starts from (user scratchpad).
 dnnl::primitive_attr base_attr();
+
+// The plain (row-major) format tag of an activation of 3 to 5 dims: ncw, nchw, ncdhw.
+inline dnnl::memory::format_tag plain_activation_tag(size_t rank) {
+  using tag = dnnl::memory::format_tag;
+  return rank == 3 ? tag::ncw : rank == 4 ? tag::nchw : tag::ncdhw;
+}
+
+// A reorder between two layouts of one tensor, created with a user scratchpad so that one may
+// run from several threads at once.
+struct LayoutReorder {
+  dnnl::reorder::primitive_desc pd;
+  dnnl::reorder prim;
+  LayoutReorder() = default;
+  LayoutReorder(const dnnl::memory::desc& from, const dnnl::memory::desc& to);
+  // Runs it on the calling thread's stream and waits.
+  void run(const dnnl::memory& from, const dnnl::memory& to) const;
+};
 
 // Runs `fn`, turning a dnnl::error into INTERNAL (and bad_alloc into RUNTIME_ERROR) naming `what` and oneDNN's message.
 template <typename Fn>

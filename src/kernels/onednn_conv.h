@@ -9,8 +9,9 @@
 // From NCHW, oneDNN may compute in a blocked layout: the input
 // is reordered into it and the result back, both in per-thread scratch memory; channels-last
 // computes in place, without reorders. A constant w is packed
-// once, at the first run, into the layout the primitive prefers; primitives are cached per
-// input shape (bounded). run() is thread-safe.
+// once, at the first run, into the layout the primitive prefers; any other w is reordered
+// into that layout at every run (per-thread scratch). Primitives are cached per input shape
+// (bounded). run() is thread-safe.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -64,6 +65,8 @@ class Conv {
     bool reorder_x = false, reorder_y = false;
     Reorder x_to_inner, y_to_user, y_to_inner;  // set when the matching reorder_* is
     bool uses_packed_w = false;
+    bool reorder_w = false;  // w is not packed and the primitive wants another layout:
+    Reorder w_to_inner;      // reordered into per-thread scratch every run
     bool winograd = false;  // computed by Winograd rather than directly
   };
   Result<std::shared_ptr<const Entry>> entry_for(const std::vector<int64_t>& x_shape, const std::vector<int64_t>& w_shape,

@@ -174,13 +174,29 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
     const std::string& p = spec.requires_grad[i];
     const Tensor& value = fg.initializers.at(p);
     buffers.push_back(tensor_info(p + "_grad.accumulation.buffer", value));
-    ir::Node acc;
-    acc.op_type = "GradAccumulate";
-    acc.domain = "ai.onyx.training";
-    acc.name = p + "_grad.accumulation";
-    acc.inputs = {buffers.back().name, grads[i], "lazy_reset_grad"};
-    acc.outputs = {p + "_grad.accumulation.out"};
-    g.nodes.push_back(std::move(acc));
+    if (value.dtype() == DataType::kFloat || value.dtype() == DataType::kDouble) {
+      // onyx's kernel: one pass, and none at all when resetting (the output is the gradient)
+      ir::Node acc;
+      acc.op_type = "GradAccumulate";
+      acc.domain = "ai.onyx.training";
+      acc.name = p + "_grad.accumulation/accumulate";
+      acc.inputs = {buffers.back().name, grads[i], "lazy_reset_grad"};
+      acc.outputs = {p + "_grad.accumulation.out"};
+      g.nodes.push_back(std::move(acc));
+    } else {
+      ir::Node add;
+      add.op_type = "Add";
+      add.name = p + "_grad.accumulation/add";
+      add.inputs = {buffers.back().name, grads[i]};
+      add.outputs = {p + "_grad.accumulation/sum"};
+      ir::Node pick;
+      pick.op_type = "Where";
+      pick.name = p + "_grad.accumulation/select";
+      pick.inputs = {"lazy_reset_grad", grads[i], add.outputs[0]};
+      pick.outputs = {p + "_grad.accumulation.out"};
+      g.nodes.push_back(std::move(add));
+      g.nodes.push_back(std::move(pick));
+    }
     g.outputs.push_back(tensor_info(p + "_grad.accumulation.out", value));
   }
   for (const auto& [stat, update] : running) {

@@ -265,8 +265,10 @@ def test_grouped_and_strided_conv():  # the weights' gradient through onyx's Con
 
 
 @pytest.mark.parametrize("attrs", [{"kernel_shape": [2, 2], "strides": [2, 2]},
-                                   {"kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1]}])
-def test_max_and_global_average_pooling(attrs):
+                                   {"kernel_shape": [3, 3], "strides": [1, 1], "pads": [1, 1, 1, 1]},
+                                   {"kernel_shape": [3, 2], "strides": [2, 1], "dilations": [1, 2], "pads": [1, 0, 0, 1],
+                                    "ceil_mode": 1}])
+def test_max_and_global_average_pooling(attrs):  # onyx's MaxPoolGrad kernel
     nodes = [helper.make_node("MaxPool", ["x"], ["m"], **attrs), helper.make_node("GlobalAveragePool", ["m"], ["g"]),
              helper.make_node("Mul", ["m", "m"], ["mm"]), helper.make_node("ReduceSum", ["mm"], ["s"], keepdims=1),
              helper.make_node("Add", ["s", "g"], ["y"])]

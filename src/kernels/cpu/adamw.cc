@@ -10,12 +10,17 @@
 // training defaults. The scalars are computed in float64 once per call; each element is read
 // before its output is written, so outputs may share memory with their inputs (an optimizer
 // step bound in place).
+// No contraction into FMAs in the AVX2/AVX-512 clones, so that every clone rounds as
+// PyTorch's separate operations do. (CMakeLists.txt builds this file without math errno, so
+// that the loop's square roots vectorise.)
+#pragma GCC optimize("fp-contract=off")
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 
 #include "core/parallel.h"
 #include "kernels/kernel.h"
+#include "kernels/target_clones.h"
 
 namespace onyx {
 namespace {
@@ -29,6 +34,29 @@ double intended(float f) {
   if (ec != std::errc()) return double(f);
   *end = '\0';
   return std::strtod(buf, nullptr);
+}
+
+struct AdamWConstants {
+  float decay, step_size, bc2_sqrt, b2, eps, one_b1, one_b2;
+};
+
+// One AdamW step over n elements (outputs may be the inputs: each element is read before it
+// is written).
+ONYX_TARGET_CLONES void adamw_span(const AdamWConstants& k, const float* px, const float* pg, const float* pm,
+                                   const float* pv, float* ox, float* om, float* ov, int64_t n) {
+  // Outputs alias inputs only element for element (in place): no dependence between elements.
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC ivdep
+#endif
+  for (int64_t i = 0; i < n; ++i) {
+    const float g = pg[i];
+    const float m = pm[i] + k.one_b1 * (g - pm[i]);  // PyTorch's lerp toward g
+    const float v = k.b2 * pv[i] + k.one_b2 * (g * g);
+    const float xd = px[i] * k.decay;
+    om[i] = m;
+    ov[i] = v;
+    ox[i] = xd - k.step_size * (m / (std::sqrt(v) / k.bc2_sqrt + k.eps));
+  }
 }
 
 class AdamWKernel final : public Kernel {
@@ -74,16 +102,9 @@ class AdamWKernel final : public Kernel {
     float* ox = x_new->data<float>();
     float* om = m_new->data<float>();
     float* ov = v_new->data<float>();
+    const AdamWConstants k{decay, step_size, bc2_sqrt, b2, eps, one_b1, one_b2};
     parallel_for(x.numel(), 16384, [&](int64_t begin, int64_t end) {
-      for (int64_t i = begin; i < end; ++i) {
-        const float g = pg[i];
-        const float m = pm[i] + one_b1 * (g - pm[i]);  // PyTorch's lerp toward g
-        const float v = b2 * pv[i] + one_b2 * (g * g);
-        const float xd = px[i] * decay;
-        om[i] = m;
-        ov[i] = v;
-        ox[i] = xd - step_size * (m / (std::sqrt(v) / bc2_sqrt + eps));
-      }
+      adamw_span(k, px + begin, pg + begin, pm + begin, pv + begin, ox + begin, om + begin, ov + begin, end - begin);
     });
     return Status::Ok();
   }

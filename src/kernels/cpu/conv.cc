@@ -1,9 +1,13 @@
 // Conv: N-d convolution with groups, strides, dilations and padding.
 // X (N, C, D1..Dn), W (M, C / group, k1..kn), optional B (M) -> Y (N, M, O1..On).
-// float32 with 1 to 3 spatial dims runs through oneDNN (a constant W packed once, B fused);
-// the other types and ranks as im2col + GEMM.
+// float32 with 1 to 3 spatial dims runs through oneDNN (a constant W packed once, B fused),
+// except that a non-constant W outnumbering the activations (training's late layers) takes
+// one GEMM per group over the whole batch (conv_batched_gemm.h); the other types and ranks
+// as im2col + GEMM.
 #include <memory>
 
+#include "core/parallel.h"
+#include "kernels/conv_batched_gemm.h"
 #include "kernels/conv_common.h"
 #include "kernels/onednn_conv.h"
 
@@ -17,6 +21,7 @@ class ConvKernel final : public Kernel {
     plain_ = std::make_unique<onednn::Conv>(onednn::ConvEpilogue{});
     with_bias_ = std::make_unique<onednn::Conv>(onednn::ConvEpilogue{.bias = true});
     if (const Tensor* w = info.constant_input(1); w && w->dtype() == DataType::kFloat) {
+      constant_w_ = true;
       plain_->set_constant_w(w->data<float>());
       with_bias_->set_constant_w(w->data<float>());
     }
@@ -48,6 +53,20 @@ class ConvKernel final : public Kernel {
     y_shape.insert(y_shape.end(), g.out.begin(), g.out.end());
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), y_shape));
     if (y->numel() == 0) return Status::Ok();
+    if (!constant_w_ && conv_batched_gemm_preferred(x.shape(), w.shape(), group_, g)) {
+      float* yp = y->data<float>();
+      ONYX_RETURN_IF_ERROR(
+          conv_batched_gemm_forward(ctx, x.shape(), w.shape(), group_, g, x.data<float>(), w.data<float>(), yp));
+      if (has_bias) {
+        const float* bp = b.data<float>();
+        const int64_t plane = g.out_size();
+        parallel_for(y->numel() / plane, 16, [&](int64_t i0, int64_t i1) {
+          for (int64_t i = i0; i < i1; ++i)
+            for (int64_t o = 0; o < plane; ++o) yp[i * plane + o] += bp[i % maps];
+        });
+      }
+      return Status::Ok();
+    }
     const onednn::Conv& conv = has_bias ? *with_bias_ : *plain_;
     return conv.run(x.shape(), w.shape(), group_, g, x.data<float>(), w.data<float>(),
                     has_bias ? b.data<float>() : nullptr, nullptr, y->data<float>());
@@ -56,6 +75,7 @@ class ConvKernel final : public Kernel {
   WindowAttrs attrs_;
   int64_t group_ = 1;
   std::unique_ptr<onednn::Conv> plain_, with_bias_;
+  bool constant_w_ = false;
 };
 
 }  // namespace

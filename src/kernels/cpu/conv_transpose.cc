@@ -1,4 +1,6 @@
-// ConvTranspose: the gradient of Conv with respect to its input, as GEMM + col2im.
+// ConvTranspose: the gradient of Conv with respect to its input. float32 with 1 to 3 spatial
+// dims runs as oneDNN's convolution backward-data where that takes the geometry (pads >= 0,
+// output_padding below the stride: onednn_conv_problem.h); the rest as GEMM + col2im.
 // X (N, C, D1..Dn), W (C, M / group, k1..kn), optional B (M) -> Y (N, M, O1..On), where
 // O = stride * (D - 1) + output_padding + dilated kernel - pads, or output_shape when given
 // (pads then derived from it), or D * stride for SAME_UPPER / SAME_LOWER.
@@ -9,6 +11,7 @@
 #include <oneapi/dnnl/dnnl.h>
 
 #include "kernels/conv_common.h"
+#include "kernels/onednn_conv_backward_data.h"
 
 namespace onyx {
 namespace {
@@ -100,7 +103,17 @@ class ConvTransposeKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(WindowGeometry g, resolve(x.shape(), w.shape()));
     const int64_t batch = x.dim(0), channels = x.dim(1);
     const int64_t cg = channels / group_, mg = w.dim(1), maps = mg * group_;
-    return run_float_conv(ctx, maps, g.in, [&]<typename CT>(const CT* xc, const CT* wc, CT* yc) {
+    // As a forward convolution: Y is its input (N, maps, g.in...), W its weight (channels, mg,
+    // k...), X its output.
+    std::vector<int64_t> fwd_x_shape{batch, maps};
+    fwd_x_shape.insert(fwd_x_shape.end(), g.in.begin(), g.in.end());
+    const std::vector<int64_t>& fwd_w_shape = w.shape();
+    const bool onednn = x.dtype() == DataType::kFloat &&
+                        onednn::ConvBackwardData::supports(fwd_x_shape, fwd_w_shape, group_, g);
+    return run_float_conv(ctx, maps, g.in, [&]<typename CT>(const CT* xc, const CT* wc, CT* yc) -> Status {
+      if constexpr (std::is_same_v<CT, float>) {
+        if (onednn) return backward_data_.run(fwd_x_shape, fwd_w_shape, group_, g, xc, wc, yc);
+      }
       // X's positions are the forward geometry's output rows; work on a range of them at a time.
       const int64_t I = g.out_size(), O = g.in_size(), rows = mg * g.kernel_size();
       const int64_t x_rows = g.out_rows(), row_size = g.row_size();
@@ -126,6 +139,7 @@ class ConvTransposeKernel final : public Kernel {
           }
         }
       }
+      return Status::Ok();
     });
   }
 
@@ -133,6 +147,7 @@ class ConvTransposeKernel final : public Kernel {
   WindowAttrs attrs_;
   int64_t group_ = 1;
   std::vector<int64_t> output_padding_, output_shape_;
+  onednn::ConvBackwardData backward_data_;
 };
 
 }  // namespace

@@ -4,15 +4,20 @@
 //           gradient; attributes kernel_shape (required), strides, dilations, pads, group as
 //           the forward Conv had them (explicit pads; auto_pad NOTSET);
 //   output  dW (M, C / group, k1..kn): dW_g = sum over n of dY_g[n] (M/g x O) times
-//           im2col(X_g[n])^T (O x C/g*K), by oneDNN's JIT sgemm for float32 (onyx's own
-//           GEMM for double), a range of output rows at a time.
+//           im2col(X_g[n])^T (O x C/g*K). float32 runs as one GEMM per group over the whole
+//           batch where the weights outnumber the activations (conv_batched_gemm.h), else,
+//           with 1 to 3 spatial dims, as oneDNN's convolution backward-weights; the rest (float64, other ranks) as im2col and GEMM
+//           (oneDNN's JIT sgemm for float32, onyx's own for double), a range of output rows
+//           at a time.
 #include <algorithm>
 #include <type_traits>
 #include <vector>
 
 #include <oneapi/dnnl/dnnl.h>
 
+#include "kernels/conv_batched_gemm.h"
 #include "kernels/conv_common.h"
+#include "kernels/onednn_conv_backward_weights.h"
 
 namespace onyx {
 namespace {
@@ -55,6 +60,16 @@ class ConvWeightGradKernel final : public Kernel {
     for (size_t d = 0; d < g.rank(); ++d)
       if (g.out[d] != dy.dim(int64_t(2 + d)))
         return invalid_argument("ConvWeightGrad: dY ", dy.describe(), " is not the forward Conv's output for X ", x.describe());
+    if (x.dtype() == DataType::kFloat && x.numel() > 0 && conv_batched_gemm_preferred(x.shape(), w_shape, group_, g)) {
+      ONYX_ASSIGN_OR_RETURN(Tensor * dw, ctx.allocate_output_uninitialized(0, x.dtype(), w_shape));
+      return conv_batched_gemm_backward_weights(ctx, x.shape(), w_shape, group_, g, x.data<float>(), dy.data<float>(),
+                                                dw->data<float>());
+    }
+    if (x.dtype() == DataType::kFloat && onednn::ConvBackwardWeights::supports(x.shape(), w_shape, group_, g)) {
+      ONYX_ASSIGN_OR_RETURN(Tensor * dw, ctx.allocate_output_uninitialized(0, x.dtype(), w_shape));
+      return backward_weights_.run(x.shape(), w_shape, group_, g, x.data<float>(), dy.data<float>(), dw->data<float>(),
+                                   nullptr);
+    }
     ONYX_ASSIGN_OR_RETURN(Tensor * dw, ctx.allocate_output(0, x.dtype(), w_shape));  // zero-filled: accumulated into
     if (dw->numel() == 0 || x.numel() == 0) return Status::Ok();
     const int64_t I = g.in_size(), O = g.out_size(), K = g.kernel_size(), rows = cg * K;
@@ -82,6 +97,7 @@ class ConvWeightGradKernel final : public Kernel {
   WindowAttrs attrs_;
   int64_t group_ = 1;
   std::vector<int64_t> kernel_shape_;
+  onednn::ConvBackwardWeights backward_weights_;
 };
 
 }  // namespace

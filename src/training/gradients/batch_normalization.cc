@@ -3,7 +3,9 @@
 //   dX = scale * inv_std_b * (dY - mean(dY) - xhat * mean(dY * xhat));
 // in inference mode (the running statistics, constants here): dX = dY * scale * inv_std.
 // dScale = sum(dY * xhat) and dB = sum(dY) over every dim but the channels. The running
-// statistics get no gradient.
+// statistics get no gradient. In training mode a float32 or float64 X takes onyx's fused
+// kernel (ai.onyx.training BatchNormalizationGrad: all three in two passes over the
+// activations); the other types the elementwise ops above.
 #include "training/gradients/loss_common.h"
 
 namespace onyx::training {
@@ -23,6 +25,16 @@ Status batch_norm_gradient(GradientContext& ctx) {
     if (i != 1) channel_axes.push_back(i);
   const DataType t = ctx.elem_type(x);
   const ir::Attribute* eps_attr = ctx.node.attribute("epsilon");
+  const ir::Attribute* mode = ctx.node.attribute("training_mode");
+  const bool training = mode && mode->i != 0;
+  if (training && (t == DataType::kFloat || t == DataType::kDouble) && ctx.elem_type(ctx.input(1)) == t) {
+    const auto grads = e.node("BatchNormalizationGrad", {dy, x, ctx.input(1)},
+                              {{"epsilon", GradientEmitter::float_attr("epsilon", eps_attr ? eps_attr->f : 1e-5f)}}, 3,
+                              "ai.onyx.training");
+    for (size_t i = 0; i < 3; ++i)
+      if (ctx.needs_grad[i]) ctx.input_grads[i] = grads[i];
+    return Status::Ok();
+  }
   ONYX_ASSIGN_OR_RETURN(std::string eps, e.scalar(t, eps_attr ? eps_attr->f : 1e-5));
   ONYX_ASSIGN_OR_RETURN(std::string one, e.scalar(t, 1.0));
   auto per_channel = [&](const std::string& v) {  // [C] -> [1, C, 1, ...]
@@ -33,8 +45,6 @@ Status batch_norm_gradient(GradientContext& ctx) {
     if (e.opset() >= 18) return e.op("ReduceMean", {v, e.int64s(axes)});
     return e.op("ReduceMean", {v}, {{"axes", GradientEmitter::ints_attr("axes", axes)}});
   };
-  const ir::Attribute* mode = ctx.node.attribute("training_mode");
-  const bool training = mode && mode->i != 0;
   std::string centred, inv_std;
   if (training) {
     centred = e.op("Sub", {x, mean(x)});
