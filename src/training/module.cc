@@ -142,15 +142,14 @@ Result<std::vector<Value>> Module::train_step(const std::vector<Value>& inputs) 
     ONYX_RETURN_IF_ERROR(binding.bind_input(p + kGradBuffer, Value(state_->find(p)->grad)));
   ONYX_RETURN_IF_ERROR(binding.bind_input(kResetInput, Value(Tensor::scalar<bool>(reset_grad_))));
   for (const std::string& o : outputs_) ONYX_RETURN_IF_ERROR(binding.bind_output(o));
-  // The new gradients replace the state's (no copy: after a reset a gradient is the backward
-  // pass's own value); the new running statistics go into the state's tensors in place (the
-  // binding copies them in after the run, as they overlap inputs).
-  for (const std::string& p : trainable_) ONYX_RETURN_IF_ERROR(binding.bind_output(p + kGradOut));
+  // The gradients accumulate in place into the state's gradient tensors (GradAccumulate may
+  // write over its buffer input; after a reset the new gradient is copied in once), memory
+  // that lives across steps, so a step touches no fresh pages for them. The new running
+  // statistics go into the state's tensors too (copied in after the run: they overlap inputs).
+  for (const std::string& p : trainable_) ONYX_RETURN_IF_ERROR(binding.bind_output(p + kGradOut, state_->find(p)->grad));
   for (const std::string& u : updated_)
     ONYX_RETURN_IF_ERROR(binding.bind_output(u, state_->find(strip(u, kUpdated))->data));
-  ONYX_ASSIGN_OR_RETURN(std::vector<Value> out, run_bound(*train_, binding, outputs_.size() + trainable_.size()));
-  for (size_t i = 0; i < trainable_.size(); ++i) state_->find(trainable_[i])->grad = out[outputs_.size() + i].tensor();
-  out.resize(outputs_.size());
+  ONYX_ASSIGN_OR_RETURN(std::vector<Value> out, run_bound(*train_, binding, outputs_.size()));
   reset_grad_ = false;
   return out;
 }

@@ -10,12 +10,10 @@
 //   (*module)->lazy_reset_grad();                    // the next step starts its gradients at zero
 //
 // A training step feeds the state's parameter tensors to the session without a copy, adds
-// this step's gradients to each trainable parameter's `grad` (or starts it afresh after
-// lazy_reset_grad, and at the first step) and makes the sum the new `grad` tensor, and writes
-// the new running statistics of training-mode BatchNormalization into their tensors in place.
-// Parameter values, running statistics and optimizer moments are never replaced, only
-// written, so views of them (numpy arrays in Python) stay valid; a view of a `grad` shows the
-// gradient as it was when the view was taken.
+// this step's gradients into each trainable parameter's `grad` in place (or starts it afresh
+// after lazy_reset_grad, and at the first step), and writes the new running statistics of
+// training-mode BatchNormalization into their tensors in place. The state's tensors are never
+// replaced, only written, so views of them (numpy arrays in Python) stay valid.
 // A Module is used by one thread at a time.
 #pragma once
 #include <memory>

@@ -107,12 +107,14 @@ TEST_F(TrainingApi, AnSgdStepFollowsTheClosedFormGradientAndAccumulatesUntilRese
   const Tensor w0 = state->find("w")->data.clone(), b0 = state->find("b")->data.clone();
   std::vector<double> dw, db;
   expected_grads(x, w0, b0, t, dw, db);
-  // Two steps without a reset: the gradients add up.
+  // Two steps without a reset: the gradients add up, in the state's own gradient tensor.
+  const void* grad_memory = state->find("w")->grad.raw_data();
   for (int step = 0; step < 2; ++step) {
     auto loss = (*module)->train_step({Value(x), Value(t)});
     ASSERT_TRUE(loss.ok()) << loss.status().to_string();
     ASSERT_EQ(loss->size(), 1u);
   }
+  EXPECT_EQ(state->find("w")->grad.raw_data(), grad_memory);
   for (int i = 0; i < 6; ++i) EXPECT_NEAR(state->find("w")->grad.data<float>()[i], 2 * dw[i], 1e-5);
   for (int i = 0; i < 2; ++i) EXPECT_NEAR(state->find("b")->grad.data<float>()[i], 2 * db[i], 1e-5);
   // After a reset the next step's gradient stands alone.

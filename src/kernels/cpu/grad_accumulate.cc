@@ -3,6 +3,9 @@
 // Inputs buffer and grad of one float type and shape, reset a bool scalar. With reset the
 // output is grad itself (an alias: nothing is computed or copied); otherwise one pass adds
 // them. The training models end each parameter's gradient with one of these (training_graph.h).
+// The output may be written over buffer (Kernel::in_place_outputs): a Module binds it to the
+// state's gradient tensor, fed as buffer, so that gradients accumulate in place in memory that
+// lives across steps (with reset, grad is copied into it once).
 #include "core/parallel.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel.h"
@@ -35,6 +38,7 @@ class GradAccumulateKernel final : public Kernel {
       return Status::Ok();
     });
   }
+  std::vector<std::pair<int, int>> in_place_outputs() const override { return {{0, 0}}; }
 };
 
 }  // namespace
