@@ -13,6 +13,10 @@ seq 128, batch 1, LM loss). The parent exports each model and writes onyx's arti
 configuration then runs in a fresh process (the onyx one without torch), so its peak RSS
 (VmHWM) is its own. A step is forward + backward + optimizer step (+ lazy_reset_grad /
 zero_grad). Prints medians and how the two runs' losses drift apart.
+
+Both flush floating-point denormals to zero, PyTorch's best configuration here
+(torch.set_flush_denormal(True); onyx's training Modules always do): GPT-2's softmax tails
+reach denormals within a few steps, and arithmetic on them is up to a hundred times slower.
 """
 import argparse
 import json
@@ -56,6 +60,7 @@ def worker(name, kind, threads, steps, warmup, work):
         import training_models
 
         torch.set_num_threads(threads)
+        torch.set_flush_denormal(True)
         torch.manual_seed(0)
         net, _, batch_of = training_models.MODELS[name]()
         net.train()

@@ -79,6 +79,7 @@ SessionOptions PySessionOptions::resolved() const {
   if (auto it = config.find(kExternalMinBytesKey); it != config.end())
     s.optimized_model_external_min_bytes = size_t(std::stoull(it->second));  // checked when added
   if (auto it = config.find(kBf16GemmKey); it != config.end()) s.bf16_gemm = it->second == "1";
+  if (auto it = config.find("session.set_denormal_as_zero"); it != config.end()) s.denormal_as_zero = it->second == "1";
   if (auto it = config.find("session.disable_cpu_ep_fallback"); it != config.end())
     s.disable_cpu_fallback = it->second == "1";
   return s;

@@ -4,6 +4,11 @@
 
 #include <omp.h>
 
+#if defined(__x86_64__) || defined(__i386__)
+#include <xmmintrin.h>
+#define ONYX_HAS_MXCSR 1
+#endif
+
 namespace onyx {
 
 void parallel_for(int64_t n, int64_t grain, const std::function<void(int64_t, int64_t)>& fn) {
@@ -28,5 +33,36 @@ void set_intra_op_threads(int threads) {
 }
 
 int intra_op_threads() { return omp_in_parallel() ? 1 : omp_get_max_threads(); }
+
+#ifdef ONYX_HAS_MXCSR
+namespace {
+constexpr unsigned kFlushBits = 0x8040;  // FTZ (bit 15) and DAZ (bit 6)
+
+void set_pool_flush(bool on) {
+  if (omp_in_parallel()) return;
+#pragma omp parallel num_threads(omp_get_max_threads())
+  {
+    const unsigned csr = _mm_getcsr();
+    _mm_setcsr(on ? (csr | kFlushBits) : (csr & ~kFlushBits));
+  }
+}
+}  // namespace
+
+DenormalsAsZero::DenormalsAsZero(bool on) : on_(on) {
+  if (!on_) return;
+  saved_ = _mm_getcsr();
+  _mm_setcsr(saved_ | kFlushBits);
+  set_pool_flush(true);
+}
+
+DenormalsAsZero::~DenormalsAsZero() {
+  if (!on_) return;
+  set_pool_flush(false);
+  _mm_setcsr(saved_);
+}
+#else
+DenormalsAsZero::DenormalsAsZero(bool on) : on_(on) {}
+DenormalsAsZero::~DenormalsAsZero() = default;
+#endif
 
 }  // namespace onyx

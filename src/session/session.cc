@@ -425,6 +425,7 @@ Result<std::vector<Value>> Session::execute(std::vector<Value> inputs, const std
                                             const RunOptions& options, const std::vector<Tensor>* targets,
                                             const std::vector<char>* outputs_on_device) const {
   set_intra_op_threads(options_.intra_op_threads);
+  const DenormalsAsZero flush(options_.denormal_as_zero);
   RunControl control;
   control.terminate = &options.terminate;
   if (options.timeout_ms > 0) {

@@ -30,7 +30,8 @@ class Module {
  public:
   // INVALID_ARGUMENT when the training model is not one make_training_models wrote or does
   // not match the state (a parameter missing, or of another dtype or shape); NOT_IMPLEMENTED
-  // for providers other than the CPU.
+  // for providers other than the CPU. The sessions flush denormals to zero
+  // (SessionOptions::denormal_as_zero), whatever `options` say.
   static Result<std::unique_ptr<Module>> create(const std::string& training_model_path,
                                                 std::shared_ptr<CheckpointState> state,
                                                 const std::string& eval_model_path = "",
