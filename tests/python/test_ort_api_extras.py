@@ -254,3 +254,17 @@ def test_ortvalues_take_part_in_numpys_array_protocol():
     assert as_double.dtype == np.float64 and as_double.ctypes.data != v.data_ptr()
     strings = onyx.OrtValue.ortvalue_from_numpy(np.array(["a", "bc"], dtype=object))
     assert list(np.asarray(strings)) == ["a", "bc"]
+
+
+def test_set_denormal_as_zero_config_entry_flushes_denormals():
+    graph = helper.make_graph([helper.make_node("Mul", ["x", "y"], ["z"])], "g",
+                              [helper.make_tensor_value_info(n, TensorProto.FLOAT, [2]) for n in ("x", "y")],
+                              [helper.make_tensor_value_info("z", TensorProto.FLOAT, [2])])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)]).SerializeToString()
+    tiny = np.full(2, np.finfo(np.float32).tiny, np.float32)  # the smallest normal; a quarter of it is denormal
+    quarter = np.full(2, 0.25, np.float32)
+    plain = onyx.InferenceSession(model).run(None, {"x": tiny, "y": quarter})[0]
+    so = onyx.SessionOptions()
+    so.add_session_config_entry("session.set_denormal_as_zero", "1")
+    flushed = onyx.InferenceSession(model, so).run(None, {"x": tiny, "y": quarter})[0]
+    assert (plain > 0).all() and (flushed == 0).all()
