@@ -7,6 +7,7 @@
 #include "optimizer/pass_manager.h"
 #include "optimizer/patch.h"
 #include "training/gradient_builder.h"
+#include "training/transpose_folding.h"
 
 namespace onyx::training {
 
@@ -98,6 +99,7 @@ void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep) {
                                   {optimizer::Phase::kFuse, fusions}});
   auto report = manager.run(work, types, /*log_level=*/3);
   if (!report.ok() || !report->skipped.empty()) return;
+  fold_transposes_into_products(work);
   work.graph.outputs.resize(outputs);
   m = std::move(work);
 }

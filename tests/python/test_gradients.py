@@ -321,3 +321,14 @@ def test_gelu_family_through_the_fused_gelu_grad_kernel(form):
         node = helper.make_node("FastGelu", [n for n, _ in inputs], ["y"], domain="com.microsoft")
         feeds = {"x": x, "b": r(4)} if form == "fast_gelu_bias" else {"x": x}
         check_against_finite_differences([node], inputs, "y", feeds, domains=["com.microsoft"])
+
+
+@pytest.mark.parametrize("ta,tb", [(0, 0), (1, 0), (0, 1), (1, 1)])
+@pytest.mark.parametrize("a_core,b_core,batch_a,batch_b", [((3, 4), (4, 5), (), ()), ((3, 4), (4, 5), (2,), ()),
+                                                           ((3, 4), (4, 5), (2, 1), (3,))])
+def test_fused_matmul_every_transpose_with_broadcasting(ta, tb, a_core, b_core, batch_a, batch_b):
+    a_shape = batch_a + (a_core[::-1] if ta else a_core)
+    b_shape = batch_b + (b_core[::-1] if tb else b_core)
+    node = helper.make_node("FusedMatMul", ["a", "b"], ["y"], domain="com.microsoft", transA=ta, transB=tb, alpha=0.75)
+    check_against_finite_differences([node], [("a", a_shape), ("b", b_shape)], "y",
+                                     {"a": r(*a_shape), "b": r(*b_shape)}, domains=["com.microsoft"])

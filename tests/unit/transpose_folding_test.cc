@@ -1,0 +1,74 @@
+// transpose_folding (training): MatMul over a Transpose of the last two dims becomes
+// FusedMatMul with transA / transB, the unread Transpose goes, a Transpose that something
+// else still reads stays, and the outputs are the same before and after.
+#include <gtest/gtest.h>
+
+#include "model_builder.h"
+#include "onnx/loader.h"
+#include "session/session.h"
+#include "training/transpose_folding.h"
+
+namespace onyx {
+namespace {
+
+ir::Model transposed_products() {
+  // y = x @ W^T (W [5, 4]); z = Transpose(v)[.., 4, 3] @ u, with Transpose(v) also an output.
+  testing::ModelBuilder b(17);
+  b.input("x", {2, 3, 4}).input("v", {2, 3, 4}).input("u", {3, 6});
+  b.output("y", {2, 3, 5}).output("z", {2, 4, 6}).output("vt", {2, 4, 3});
+  b.initializer("w", {5, 4}, std::vector<float>(20, 0.5f));
+  auto* t = b.node("Transpose", {"w"}, {"wt"}, "t_w");
+  auto* perm = t->add_attribute();
+  perm->set_name("perm");
+  perm->set_type(onnx::AttributeProto::INTS);
+  perm->add_ints(1);
+  perm->add_ints(0);
+  b.node("MatMul", {"x", "wt"}, {"y"}, "mm_w");
+  auto* t2 = b.node("Transpose", {"v"}, {"vt"}, "t_v");
+  auto* perm2 = t2->add_attribute();
+  perm2->set_name("perm");
+  perm2->set_type(onnx::AttributeProto::INTS);
+  for (int p : {0, 2, 1}) perm2->add_ints(p);
+  b.node("MatMul", {"vt", "u"}, {"z"}, "mm_v");
+  const std::string bytes = b.bytes();
+  auto m = onnx_format::load_model_bytes(bytes.data(), bytes.size(), "");
+  EXPECT_TRUE(m.ok()) << m.status().to_string();
+  return std::move(*m);
+}
+
+std::vector<Value> run(const ir::Model& m) {
+  auto s = Session::from_loaded_model(m);
+  EXPECT_TRUE(s.ok()) << s.status().to_string();
+  Tensor x(DataType::kFloat, {2, 3, 4}), v(DataType::kFloat, {2, 3, 4}), u(DataType::kFloat, {3, 6});
+  for (auto* t : {&x, &v, &u})
+    for (int64_t i = 0; i < t->numel(); ++i) t->data<float>()[i] = 0.01f * float(i % 17) - 0.05f;
+  auto out = (*s)->run({{"x", Value(x)}, {"v", Value(v)}, {"u", Value(u)}});
+  EXPECT_TRUE(out.ok()) << out.status().to_string();
+  return out.ok() ? *out : std::vector<Value>{};
+}
+
+TEST(TransposeFolding, ProductsReadTheTransposeInPlaceWithTheSameOutputs) {
+  ir::Model m = transposed_products();
+  const std::vector<Value> before = run(m);
+  ASSERT_TRUE(training::fold_transposes_into_products(m));
+  int fused = 0, transposes = 0;
+  for (const ir::Node& n : m.graph.nodes) {
+    if (n.op_type == "FusedMatMul") {
+      ++fused;
+      const bool weight = n.inputs[1] == "w";
+      EXPECT_EQ(n.attribute("transB")->i, weight ? 1 : 0);
+      EXPECT_EQ(n.attribute("transA")->i, weight ? 0 : 1);
+    }
+    transposes += n.op_type == "Transpose";
+  }
+  EXPECT_EQ(fused, 2);
+  EXPECT_EQ(transposes, 1) << "Transpose(v) is a graph output and stays; Transpose(w) goes";
+  const std::vector<Value> after = run(m);
+  ASSERT_EQ(before.size(), after.size());
+  for (size_t k = 0; k < before.size(); ++k)
+    for (int64_t i = 0; i < before[k].tensor().numel(); ++i)
+      EXPECT_NEAR(before[k].tensor().data<float>()[i], after[k].tensor().data<float>()[i], 1e-6) << k << " " << i;
+}
+
+}  // namespace
+}  // namespace onyx
