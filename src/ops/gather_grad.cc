@@ -1,4 +1,5 @@
-// GatherGrad (ai.onyx.training): the type and shape of data (input 2).
+// GatherGrad (ai.onyx.training): the type and shape of data (input 2), with or without the
+// accumulation inputs (buffer, reset).
 #include "ops/op_rule.h"
 
 namespace onyx::ops {

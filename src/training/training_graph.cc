@@ -1,5 +1,6 @@
 #include "training/training_graph.h"
 
+#include <algorithm>
 #include <set>
 
 #include "ops/infer_graph.h"
@@ -104,6 +105,23 @@ void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep) {
   m = std::move(work);
 }
 
+// The GatherGrad node that makes `grad` when nothing else reads it (an embedding's gradient
+// that the accumulation can fold into); null otherwise.
+ir::Node* sole_gather_grad_producer(ir::Graph& g, const std::string& grad) {
+  ir::Node* producer = nullptr;
+  for (ir::Node& n : g.nodes) {
+    if (std::find(n.inputs.begin(), n.inputs.end(), grad) != n.inputs.end()) return nullptr;
+    for (const std::string& o : n.outputs)
+      if (o == grad) producer = &n;
+  }
+  for (const ir::ValueInfo& o : g.outputs)
+    if (o.name == grad) return nullptr;
+  if (!producer || producer->op_type != "GatherGrad" || producer->domain != "ai.onyx.training" ||
+      producer->inputs.size() != 3)
+    return nullptr;
+  return producer;
+}
+
 }  // namespace
 
 Result<TrainingModels> make_training_models(const ir::Model& forward, const TrainingSpec& spec) {
@@ -176,7 +194,15 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
     const std::string& p = spec.requires_grad[i];
     const Tensor& value = fg.initializers.at(p);
     buffers.push_back(tensor_info(p + "_grad.accumulation.buffer", value));
-    if (value.dtype() == DataType::kFloat || value.dtype() == DataType::kDouble) {
+    ir::Node* gather_grad = sole_gather_grad_producer(g, grads[i]);
+    if (gather_grad) {
+      // An embedding's gradient accumulates where GatherGrad scatters: only the gathered rows
+      // are touched (the state's gradient is cleared once when resetting).
+      gather_grad->inputs.resize(3);
+      gather_grad->inputs.push_back(buffers.back().name);
+      gather_grad->inputs.push_back("lazy_reset_grad");
+      gather_grad->outputs = {p + "_grad.accumulation.out"};
+    } else if (value.dtype() == DataType::kFloat || value.dtype() == DataType::kDouble) {
       // onyx's kernel: one pass, and none at all when resetting (the output is the gradient)
       ir::Node acc;
       acc.op_type = "GradAccumulate";

@@ -73,3 +73,26 @@ def test_layer_normalization_grad_matches_float64(shape, axis):
     for name, a, b in zip(("dx", "dscale", "dbias"), got, want):
         assert a.shape == b.shape, name
         np.testing.assert_allclose(a, b, rtol=2e-5, atol=2e-5, err_msg=name)
+
+
+def test_gather_grad_accumulates_into_a_buffer_or_restarts():
+    sess = session("GatherGrad", [("dy", F, [3, 4]), ("idx", I64, [3]), ("data", F, [5, 4]), ("buf", F, [5, 4]),
+                                  ("reset", B, [])], [5, 4])
+    dy = np.arange(12, dtype=np.float32).reshape(3, 4)
+    idx = np.array([4, 0, 4], np.int64)
+    buf = np.full((5, 4), 10, np.float32)
+    scattered = np.zeros((5, 4), np.float32)
+    np.add.at(scattered, idx, dy)
+    feeds = {"dy": dy, "idx": idx, "data": np.zeros((5, 4), np.float32), "buf": buf}
+    np.testing.assert_array_equal(sess.run(None, dict(feeds, reset=np.array(False)))[0], buf + scattered)
+    np.testing.assert_array_equal(sess.run(None, dict(feeds, reset=np.array(True)))[0], scattered)
+    # In place through an IOBinding: the output bound to the buffer it reads.
+    b = sess.io_binding()
+    for name, value in dict(feeds, reset=np.array(False)).items():
+        if name != "buf":
+            b.bind_cpu_input(name, value)
+    target = onyx.OrtValue.ortvalue_from_numpy(buf)
+    b.bind_ortvalue_input("buf", target)
+    b.bind_ortvalue_output("y", target)
+    sess.run_with_iobinding(b)
+    np.testing.assert_array_equal(buf, np.full((5, 4), 10, np.float32) + scattered)

@@ -3,6 +3,11 @@
 // Inputs dY [indices' shape..., data's dims after the first], indices (int64 or int32, negative
 // counting from the end), data (read for its shape only). Repeated indices add up. One zeroed
 // allocation and one pass over dY, instead of zeros, a copy and a scatter.
+// With the optional inputs buffer (data's type and shape) and reset (a bool scalar), it also
+// does a training model's gradient accumulation (GradAccumulate's contract):
+//   out = (reset ? zeros : buffer) + the rows of dY at their indices
+// and the output may be written over buffer (Kernel::in_place_outputs), so accumulating into
+// the state's gradient touches only the gathered rows, and resetting clears it once.
 #include <cstring>
 
 #include "core/parallel.h"
@@ -26,7 +31,24 @@ class GatherGradKernel final : public Kernel {
     if (dy.dtype() != data.dtype() || dy.numel() != indices.numel() * row)
       return invalid_argument("GatherGrad: dY ", dy.describe(), " does not fit indices ", indices.describe(),
                               " of data ", data.describe());
-    ONYX_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output(0, data.dtype(), data.shape()));  // zero-filled
+    const bool accumulating = ctx.has_input(3) && ctx.has_input(4);
+    Tensor* out = nullptr;
+    if (accumulating) {
+      const Tensor& buffer = ctx.input(3);
+      const Tensor& reset = ctx.input(4);
+      if (buffer.dtype() != data.dtype() || buffer.shape() != data.shape())
+        return invalid_argument("GatherGrad: buffer ", buffer.describe(), " must be like data ", data.describe());
+      if (reset.dtype() != DataType::kBool || reset.numel() != 1)
+        return invalid_argument("GatherGrad: reset must be one bool, got ", reset.describe());
+      ONYX_ASSIGN_OR_RETURN(out, ctx.allocate_output_uninitialized(0, data.dtype(), data.shape()));
+      if (*reset.data<bool>()) {
+        std::memset(out->raw_data(), 0, out->nbytes());
+      } else if (out->raw_data() != buffer.raw_data()) {
+        std::memcpy(out->raw_data(), buffer.raw_data(), out->nbytes());
+      }
+    } else {
+      ONYX_ASSIGN_OR_RETURN(out, ctx.allocate_output(0, data.dtype(), data.shape()));  // zero-filled
+    }
     std::vector<int64_t> idx = indices.to_int64_vector();
     for (int64_t& i : idx) {
       if (i < -rows || i >= rows)
@@ -48,6 +70,7 @@ class GatherGradKernel final : public Kernel {
       return Status::Ok();
     });
   }
+  std::vector<std::pair<int, int>> in_place_outputs() const override { return {{0, 3}}; }
 };
 
 }  // namespace
