@@ -40,9 +40,72 @@ ir::Attribute int_attr(const std::string& name, int64_t v) {
   return a;
 }
 
-}  // namespace
+// A float32 product (MatMul, or FusedMatMul without alpha or transBatch) whose only reader is
+// an Add of a 1-D bias [N] (N its last dim) becomes FusedMatMulBias writing the Add's output.
+bool fold_bias_adds(ir::Model& model) {
+  ir::Graph& g = model.graph;
+  const ops::GraphTypes types = ops::infer_graph_types(g, model.opsets);
+  std::map<std::string, std::vector<size_t>> readers;
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    std::set<std::string> read;
+    names_read(g.nodes[k], read);
+    for (const std::string& v : read) readers[v].push_back(k);
+  }
+  std::set<std::string> outputs;
+  for (const ir::ValueInfo& o : g.outputs) outputs.insert(o.name);
+  auto type_of = [&](const std::string& v) -> const ir::TypeInfo* {
+    auto t = types.all.find(v);
+    return t == types.all.end() ? nullptr : &t->second;
+  };
+  std::set<size_t> removed;
+  for (ir::Node& n : g.nodes) {
+    const bool matmul = n.op_type == "MatMul" && n.domain.empty();
+    const bool fused = n.op_type == "FusedMatMul" && n.domain == "com.microsoft";
+    if ((!matmul && !fused) || n.inputs.size() != 2 || n.outputs.size() != 1) continue;
+    if (fused) {
+      const ir::Attribute* alpha = n.attribute("alpha");
+      const ir::Attribute* tba = n.attribute("transBatchA");
+      const ir::Attribute* tbb = n.attribute("transBatchB");
+      if ((alpha && alpha->f != 1.f) || (tba && tba->i) || (tbb && tbb->i)) continue;
+    }
+    const ir::TypeInfo* y = type_of(n.outputs[0]);
+    const ir::TypeInfo* a = type_of(n.inputs[0]);
+    const ir::TypeInfo* b = type_of(n.inputs[1]);
+    if (!y || !a || !b || y->elem_type != DataType::kFloat || !y->shape.has_rank || y->shape.dims.empty() ||
+        !a->shape.has_rank || !b->shape.has_rank || a->shape.dims.size() < 2 || b->shape.dims.size() < 2)
+      continue;
+    const Dim& last = y->shape.dims.back();
+    auto r = readers.find(n.outputs[0]);
+    if (!last.value || outputs.count(n.outputs[0]) || r == readers.end() || r->second.size() != 1) continue;
+    ir::Node& add = g.nodes[r->second[0]];
+    if (add.op_type != "Add" || !add.domain.empty() || add.inputs.size() != 2 || removed.count(r->second[0])) continue;
+    const std::string& bias = add.inputs[0] == n.outputs[0] ? add.inputs[1] : add.inputs[0];
+    const ir::TypeInfo* bt = type_of(bias);
+    if (bias == n.outputs[0] || !bt || bt->elem_type != DataType::kFloat || !bt->shape.has_rank ||
+        bt->shape.dims.size() != 1 || !bt->shape.dims[0].value || *bt->shape.dims[0].value != *last.value)
+      continue;
+    const ir::Attribute* ta = n.attribute("transA");
+    const ir::Attribute* tb = n.attribute("transB");
+    const bool trans_a = ta && ta->i, trans_b = tb && tb->i;
+    n.attributes.clear();
+    n.attributes["transA"] = int_attr("transA", trans_a);
+    n.attributes["transB"] = int_attr("transB", trans_b);
+    n.op_type = "FusedMatMulBias";
+    n.domain = "ai.onyx.training";
+    n.inputs.push_back(bias);
+    n.outputs = add.outputs;
+    removed.insert(r->second[0]);
+  }
+  if (removed.empty()) return false;
+  model.opsets.emplace("ai.onyx.training", 1);
+  std::vector<ir::Node> kept;
+  for (size_t k = 0; k < g.nodes.size(); ++k)
+    if (!removed.count(k)) kept.push_back(std::move(g.nodes[k]));
+  g.nodes = std::move(kept);
+  return true;
+}
 
-bool fold_transposes_into_products(ir::Model& model) {
+bool fold_transposes_only(ir::Model& model) {
   ir::Graph& g = model.graph;
   const ops::GraphTypes types = ops::infer_graph_types(g, model.opsets);
   std::map<std::string, const ir::Node*> swap_of;  // Transpose output -> its node
@@ -77,6 +140,14 @@ bool fold_transposes_into_products(ir::Model& model) {
     if (!(swap_of.count(n.outputs.empty() ? "" : n.outputs[0]) && !read.count(n.outputs[0]))) kept.push_back(std::move(n));
   g.nodes = std::move(kept);
   return true;
+}
+
+}  // namespace
+
+bool fold_transposes_into_products(ir::Model& model) {
+  const bool transposes = fold_transposes_only(model);
+  const bool biases = fold_bias_adds(model);
+  return transposes || biases;
 }
 
 }  // namespace onyx::training

@@ -2,14 +2,16 @@
 // com.microsoft FusedMatMul's transA / transB (read in place by oneDNN): exporters write
 // Linear layers as MatMul(x, Transpose(W)), and in a training model W is a graph input, so
 // the Transpose would copy every weight each step (and its gradient would be transposed back).
-// A Transpose left without readers goes. Run on the training and eval models before the
+// A Transpose left without readers goes. Then a float32 product whose only reader adds a 1-D
+// bias [N] becomes onyx's FusedMatMulBias (ai.onyx.training: the bias in the product's
+// epilogue, one pass instead of two). Run on the training and eval models before the
 // gradients are built (training_graph.cc).
 #pragma once
 #include "ir/graph.h"
 
 namespace onyx::training {
 
-// True when anything changed. Needs static ranks (ops::infer_graph_types) for the Transposes.
+// True when anything changed. Static types come from ops::infer_graph_types.
 bool fold_transposes_into_products(ir::Model& model);
 
 }  // namespace onyx::training

@@ -96,3 +96,44 @@ def test_gather_grad_accumulates_into_a_buffer_or_restarts():
     b.bind_ortvalue_output("y", target)
     sess.run_with_iobinding(b)
     np.testing.assert_array_equal(buf, np.full((5, 4), 10, np.float32) + scattered)
+
+
+@pytest.mark.parametrize("ta,tb,a_shape,b_shape", [(0, 1, (2, 3, 4), (5, 4)), (0, 0, (3, 4), (4, 5)),
+                                                   (1, 0, (2, 4, 3), (4, 5)), (1, 1, (2, 1, 4, 3), (2, 5, 4))])
+def test_fused_matmul_bias_and_its_gradient_match_numpy(ta, tb, a_shape, b_shape):
+    """Forward against numpy, then dA, dB and dBias through ONNX's Gradient op (float32: the
+    kernel is float32-only) against the closed forms for the loss sum(Y * W)."""
+    g = np.random.default_rng(ta * 2 + tb)
+    a, b = g.standard_normal(a_shape).astype(np.float32), g.standard_normal(b_shape).astype(np.float32)
+    bias = g.standard_normal(5).astype(np.float32)
+    op = lambda x, t: np.swapaxes(x, -1, -2) if t else x  # noqa: E731
+    y = np.matmul(op(a, ta), op(b, tb)) + bias
+    weights = g.standard_normal(y.shape).astype(np.float32)
+    nodes = [helper.make_node("FusedMatMulBias", ["a", "b", "bias"], ["y"], domain="ai.onyx.training", transA=ta, transB=tb),
+             helper.make_node("Mul", ["y", "w"], ["yw"]), helper.make_node("ReduceSum", ["yw"], ["loss"], keepdims=0),
+             helper.make_node("Gradient", ["a", "b", "bias"], ["da", "db", "dbias"], domain="ai.onnx.preview.training",
+                              xs=["a", "b", "bias"], y="loss")]
+    ins = [("a", a), ("b", b), ("bias", bias), ("w", weights)]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info(n, F, list(v.shape)) for n, v in ins],
+                              [helper.make_tensor_value_info(n, F, None) for n in ("y", "da", "db", "dbias")])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onyx.training", 1),
+                                                    helper.make_opsetid("ai.onnx.preview.training", 1)])
+    model.ir_version = 8
+    got_y, da, db, dbias = onyx.InferenceSession(model.SerializeToString()).run(None, dict(ins))
+    np.testing.assert_allclose(got_y, y, rtol=1e-5, atol=1e-5)
+    dy = weights.astype(np.float64)
+    d_opa = np.matmul(dy, np.swapaxes(op(b, tb), -1, -2).astype(np.float64))
+    d_opb = np.matmul(np.swapaxes(op(a, ta), -1, -2).astype(np.float64), dy)
+    want_a = op(d_opa, ta)
+    want_b = op(d_opb, tb)
+    want_a = want_a.sum(axis=tuple(range(want_a.ndim - a.ndim))).reshape(want_a.shape[want_a.ndim - a.ndim:])
+    for axis, (n_have, n_want) in enumerate(zip(a.shape, want_a.shape)):
+        if n_have == 1 and n_want != 1:
+            want_a = want_a.sum(axis=axis, keepdims=True)
+    want_b = want_b.sum(axis=tuple(range(want_b.ndim - b.ndim)))
+    for axis, (n_have, n_want) in enumerate(zip(b.shape, want_b.shape)):
+        if n_have == 1 and n_want != 1:
+            want_b = want_b.sum(axis=axis, keepdims=True)
+    np.testing.assert_allclose(da, want_a, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(db, want_b, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(dbias, dy.reshape(-1, 5).sum(axis=0), rtol=1e-4, atol=1e-4)

@@ -1,6 +1,7 @@
 // transpose_folding (training): MatMul over a Transpose of the last two dims becomes
 // FusedMatMul with transA / transB, the unread Transpose goes, a Transpose that something
-// else still reads stays, and the outputs are the same before and after.
+// else still reads stays, a bias Add joins the product (FusedMatMulBias), and the outputs are
+// the same before and after.
 #include <gtest/gtest.h>
 
 #include "model_builder.h"
@@ -12,18 +13,21 @@ namespace onyx {
 namespace {
 
 ir::Model transposed_products() {
-  // y = x @ W^T (W [5, 4]); z = Transpose(v)[.., 4, 3] @ u, with Transpose(v) also an output.
+  // y = x @ W^T + c (W [5, 4], c [5]); z = Transpose(v)[.., 4, 3] @ u, with Transpose(v) also
+  // an output.
   testing::ModelBuilder b(17);
   b.input("x", {2, 3, 4}).input("v", {2, 3, 4}).input("u", {3, 6});
   b.output("y", {2, 3, 5}).output("z", {2, 4, 6}).output("vt", {2, 4, 3});
   b.initializer("w", {5, 4}, std::vector<float>(20, 0.5f));
+  b.initializer("c", {5}, {0.1f, -0.2f, 0.3f, -0.4f, 0.5f});
   auto* t = b.node("Transpose", {"w"}, {"wt"}, "t_w");
   auto* perm = t->add_attribute();
   perm->set_name("perm");
   perm->set_type(onnx::AttributeProto::INTS);
   perm->add_ints(1);
   perm->add_ints(0);
-  b.node("MatMul", {"x", "wt"}, {"y"}, "mm_w");
+  b.node("MatMul", {"x", "wt"}, {"xw"}, "mm_w");
+  b.node("Add", {"xw", "c"}, {"y"}, "bias");
   auto* t2 = b.node("Transpose", {"v"}, {"vt"}, "t_v");
   auto* perm2 = t2->add_attribute();
   perm2->set_name("perm");
@@ -51,17 +55,26 @@ TEST(TransposeFolding, ProductsReadTheTransposeInPlaceWithTheSameOutputs) {
   ir::Model m = transposed_products();
   const std::vector<Value> before = run(m);
   ASSERT_TRUE(training::fold_transposes_into_products(m));
-  int fused = 0, transposes = 0;
+  int fused = 0, with_bias = 0, transposes = 0, adds = 0;
   for (const ir::Node& n : m.graph.nodes) {
-    if (n.op_type == "FusedMatMul") {
+    if (n.op_type == "FusedMatMul" || n.op_type == "FusedMatMulBias") {
       ++fused;
       const bool weight = n.inputs[1] == "w";
       EXPECT_EQ(n.attribute("transB")->i, weight ? 1 : 0);
       EXPECT_EQ(n.attribute("transA")->i, weight ? 0 : 1);
+      if (n.op_type == "FusedMatMulBias") {
+        ++with_bias;
+        EXPECT_TRUE(weight);
+        EXPECT_EQ(n.inputs.size(), 3u);
+        EXPECT_EQ(n.outputs[0], "y");
+      }
     }
     transposes += n.op_type == "Transpose";
+    adds += n.op_type == "Add";
   }
   EXPECT_EQ(fused, 2);
+  EXPECT_EQ(with_bias, 1);
+  EXPECT_EQ(adds, 0);
   EXPECT_EQ(transposes, 1) << "Transpose(v) is a graph output and stays; Transpose(w) goes";
   const std::vector<Value> after = run(m);
   ASSERT_EQ(before.size(), after.size());

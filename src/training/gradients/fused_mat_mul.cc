@@ -5,6 +5,8 @@
 //   batch dims that broadcasting added or stretched. A 2-D B under a batched, untransposed A
 //   (a Linear layer's weight, MatMul(x, Transpose(W)) folded by transpose_folding.h): dB is one
 //   Gemm over A's rows flattened.
+// ai.onyx.training FusedMatMulBias (the same with a bias [N] added; transpose_folding.h makes
+// it from a Linear layer's Add): the same, and dBias = dY summed to the bias's shape.
 #include "training/gradient_rule.h"
 
 namespace onyx::training {
@@ -60,9 +62,13 @@ Status fused_matmul_gradient(GradientContext& ctx) {
     else g = tb ? product(e, dy, true, ctx.input(0), ta, alpha) : product(e, ctx.input(0), !ta, dy, false, alpha);
     ONYX_ASSIGN_OR_RETURN(ctx.input_grads[i], e.sum_to_shape(g, full, ctx.input(i)));
   }
+  if (ctx.node.inputs.size() > 2 && ctx.needs_grad[2]) {
+    ONYX_ASSIGN_OR_RETURN(ctx.input_grads[2], e.sum_to_shape_of(dy, ctx.output(0), ctx.input(2)));
+  }
   return Status::Ok();
 }
 
 }  // namespace
 ONYX_REGISTER_GRADIENT("com.microsoft", "FusedMatMul", fused_matmul_gradient);
+ONYX_REGISTER_GRADIENT("ai.onyx.training", "FusedMatMulBias", fused_matmul_gradient);
 }  // namespace onyx::training
