@@ -1,5 +1,7 @@
 #include "training/gradient_builder.h"
 
+#include <stdexcept>
+
 #include <algorithm>
 #include <deque>
 #include <set>
@@ -354,6 +356,9 @@ Result<std::vector<std::string>> build_gradients(ir::Graph& graph, const std::ma
       any = any || !ctx.output_grads.back().empty();
     }
     if (!any) continue;
+    // Padded (GradientContext's contract): a rule may index its op's inputs and outputs as the
+    // op defines them even on a node that has fewer.
+    if (ctx.output_grads.size() < GradientContext::kMinSlots) ctx.output_grads.resize(GradientContext::kMinSlots);
     const GradientRule* rule = rules.find(n.domain, n.op_type);
     if (!rule)
       return not_implemented("gradient: no gradient rule for ", n.domain.empty() ? "" : n.domain + ":", n.op_type,
@@ -361,8 +366,17 @@ Result<std::vector<std::string>> build_gradients(ir::Graph& graph, const std::ma
                              rules.names());
     for (const auto& in : n.inputs)
       ctx.needs_grad.push_back(!in.empty() && depends.count(in) > 0 && differentiable(emit.type_of(in).elem_type));
-    ctx.input_grads.assign(n.inputs.size(), "");
-    Status s = (*rule)(ctx);
+    if (ctx.needs_grad.size() < GradientContext::kMinSlots) ctx.needs_grad.resize(GradientContext::kMinSlots, false);
+    ctx.input_grads.assign(std::max(n.inputs.size(), GradientContext::kMinSlots), "");
+    Status s;
+    try {
+      s = (*rule)(ctx);
+    } catch (const std::out_of_range&) {
+      // GradientContext::input / output read past the node's inputs or outputs: a node with
+      // fewer than its op takes (a hostile or broken model), not a bug in the rule.
+      s = invalid_model("node ", n.label(), " has too few inputs or outputs for ", n.op_type, " (", n.inputs.size(),
+                        " inputs, ", n.outputs.size(), " outputs)");
+    }
     if (!s.ok()) return std::move(s).with_context("gradient of node " + n.label() + " on the path " + path_from_y(i));
     for (size_t k = 0; k < n.inputs.size(); ++k)
       if (ctx.needs_grad[k] && !ctx.input_grads[k].empty()) contributions[n.inputs[k]].push_back(ctx.input_grads[k]);

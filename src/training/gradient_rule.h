@@ -68,7 +68,12 @@ class GradientEmitter {
   static ir::Attribute float_attr(const std::string& name, float v);
 };
 
+// output_grads, needs_grad and input_grads hold at least kMinSlots entries (past the node's own:
+// "", false and ignored), so a rule may index its op's inputs and outputs as the op defines
+// them; input() and output() throw std::out_of_range past the node's own, which the builder
+// reports as a node with too few inputs or outputs (a broken or hostile model).
 struct GradientContext {
+  static constexpr size_t kMinSlots = 8;
   const ir::Node& node;
   std::vector<std::string> output_grads;
   std::vector<bool> needs_grad;

@@ -332,3 +332,10 @@ def test_fused_matmul_every_transpose_with_broadcasting(ta, tb, a_core, b_core, 
     node = helper.make_node("FusedMatMul", ["a", "b"], ["y"], domain="com.microsoft", transA=ta, transB=tb, alpha=0.75)
     check_against_finite_differences([node], [("a", a_shape), ("b", b_shape)], "y",
                                      {"a": r(*a_shape), "b": r(*b_shape)}, domains=["com.microsoft"])
+
+
+def test_a_node_with_too_few_inputs_on_the_path_is_a_clear_error():
+    # Mul with one input (a broken model): its rule reads input 1; the builder reports the node.
+    nodes = [helper.make_node("Mul", ["x"], ["y"], name="half_mul")]
+    with pytest.raises(RuntimeError, match=r"'half_mul' \(Mul\) has too few inputs or outputs for Mul"):
+        onyx.InferenceSession(gradient_model(nodes, [("x", (2,))], "y"))
