@@ -5,17 +5,46 @@
 // G = dY * Scale, per row:
 //   dX = inv_std * (G - mean(G) - xhat * mean(G * xhat))
 // and over the rows: dScale = sum(dY * xhat), dBias = sum(dY) (outputs 1 and 2, optional).
-// Row statistics in double. float32 only (the gradient rule falls back to plain ops
-// otherwise). Pass one: rows in parallel (dX, and each row's mean and inv_std kept); pass
+// Row sums in 16 float lanes, added in double. float32 only (the gradient rule falls back to
+// plain ops otherwise). Pass one: rows in parallel (dX, and each row's mean and inv_std kept); pass
 // two: columns in parallel for dScale and dBias, so every sum has one fixed order.
 #include <cmath>
 #include <vector>
 
 #include "core/parallel.h"
 #include "kernels/kernel.h"
+#include "kernels/target_clones.h"
 
 namespace onyx {
 namespace {
+
+// One of the row sums pass one needs, in 16 float lanes (vectorised without reassociation),
+// the lanes added in double at the end:
+//   sum (a - shift) * (b ? b - shift : 1) * (w ? w : 1) * (d ? d : 1)   over j < n.
+ONYX_TARGET_CLONES double lane_sum(const float* a, const float* b, float shift, const float* w, int64_t n,
+                                   const float* d = nullptr) {
+  constexpr int kLanes = 16;
+  float acc[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int k = 0; k < kLanes; ++k) {
+      float v = a[j + k] - shift;
+      if (b) v *= b[j + k] - shift;
+      if (w) v *= w[j + k];
+      if (d) v *= d[j + k];
+      acc[k] += v;
+    }
+  double total = 0;
+  for (int k = 0; k < kLanes; ++k) total += acc[k];
+  for (; j < n; ++j) {
+    double v = double(a[j]) - shift;
+    if (b) v *= double(b[j]) - shift;
+    if (w) v *= w[j];
+    if (d) v *= d[j];
+    total += v;
+  }
+  return total;
+}
 
 class LayerNormalizationGradKernel final : public Kernel {
  public:
@@ -49,18 +78,13 @@ class LayerNormalizationGradKernel final : public Kernel {
       for (int64_t r = r0; r < r1; ++r) {
         const float* xr = px + r * cols;
         const float* dyr = pdy + r * cols;
-        double sum = 0, sq = 0;
-        for (int64_t j = 0; j < cols; ++j) sum += xr[j];
-        const double mu = sum / double(cols);
-        for (int64_t j = 0; j < cols; ++j) sq += (xr[j] - mu) * (xr[j] - mu);
-        const double is = 1.0 / std::sqrt(sq / double(cols) + eps);
-        double sum_g = 0, sum_gx = 0;
-        for (int64_t j = 0; j < cols; ++j) {
-          const double g = double(dyr[j]) * ps[j];
-          sum_g += g;
-          sum_gx += g * (xr[j] - mu) * is;
-        }
-        const float m = float(mu), s = float(is), mg = float(sum_g / double(cols)), mgx = float(sum_gx / double(cols));
+        const float mu = float(lane_sum(xr, nullptr, 0.f, nullptr, cols) / double(cols));
+        const double var = lane_sum(xr, xr, mu, nullptr, cols) / double(cols);  // sum (x - mu)^2
+        const float is = float(1.0 / std::sqrt(var + eps));
+        // sum(dY * scale) and sum(dY * scale * (x - mu)), then times inv_std
+        const double sum_g = lane_sum(dyr, nullptr, 0.f, ps, cols);
+        const double sum_gx = lane_sum(xr, nullptr, mu, ps, cols, dyr) * is;
+        const float m = mu, s = is, mg = float(sum_g / double(cols)), mgx = float(sum_gx / double(cols));
         float* dxr = pdx + r * cols;
         for (int64_t j = 0; j < cols; ++j) {
           const float xhat = (xr[j] - m) * s;
