@@ -137,3 +137,19 @@ def test_fused_matmul_bias_and_its_gradient_match_numpy(ta, tb, a_shape, b_shape
     np.testing.assert_allclose(da, want_a, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(db, want_b, rtol=1e-4, atol=1e-4)
     np.testing.assert_allclose(dbias, dy.reshape(-1, 5).sum(axis=0), rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("shape", [(4, 7), (2, 3, 128), (5, 1)])
+def test_softmax_grad_matches_float64(shape):
+    node = helper.make_node("SoftmaxGrad", ["dy", "y"], ["dx"], domain="ai.onyx.training")
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info(n, F, list(shape)) for n in ("dy", "y")],
+                              [helper.make_tensor_value_info("dx", F, list(shape))])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onyx.training", 1)])
+    model.ir_version = 8
+    g = np.random.default_rng(len(shape))
+    logits = g.standard_normal(shape)
+    y = np.exp(logits) / np.exp(logits).sum(axis=-1, keepdims=True)
+    dy = g.standard_normal(shape)
+    want = y * (dy - (dy * y).sum(axis=-1, keepdims=True))
+    got = onyx.InferenceSession(model.SerializeToString()).run(None, {"dy": dy.astype(np.float32), "y": y.astype(np.float32)})[0]
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
