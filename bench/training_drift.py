@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""How far apart float32 training runs drift, to read the loss-equality figures by: the same
+AdamW loop (onnxruntime's defaults, lr 1e-3, fixed synthetic batches, the models of
+bench/training_models.py) in PyTorch float32, PyTorch float64 and onyx (float32), for N steps;
+prints the relative loss difference of each pair at a few steps:
+
+    PYTHONPATH=build/python /usr/bin/python3 bench/training_drift.py [--models mlp,bert] [--steps 100]
+
+If onyx-vs-PyTorch (both float32) drifts about as much as PyTorch float32 drifts from PyTorch
+float64, the difference is float32 rounding amplified by training, not a wrong gradient.
+"""
+import argparse
+import os
+import sys
+import tempfile
+
+import numpy as np
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+
+def torch_losses(name, batches, steps, dtype):
+    import torch
+    import training_models
+
+    torch.manual_seed(0)
+    torch.set_flush_denormal(True)
+    net, _, _ = training_models.MODELS[name]()
+    net = net.to(dtype)
+    net.train()
+    opt = torch.optim.AdamW(net.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0)
+    losses = []
+    for s in range(steps):
+        x, y = batches[s % len(batches)]
+        x = torch.from_numpy(x)
+        if x.is_floating_point():
+            x = x.to(dtype)
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(net(x), torch.from_numpy(y))
+        loss.backward()
+        opt.step()
+        losses.append(float(loss))
+    return np.array(losses)
+
+
+def onyx_losses(work, batches, steps):
+    from onyx.training import api
+
+    state = api.CheckpointState.load_checkpoint(os.path.join(work, "checkpoint"))
+    module = api.Module(os.path.join(work, "training_model.onnx"), state)
+    opt = api.Optimizer(os.path.join(work, "optimizer_model.onnx"), module)
+    losses = []
+    for s in range(steps):
+        x, y = batches[s % len(batches)]
+        losses.append(float(module(x, y)))
+        opt.step()
+        module.lazy_reset_grad()
+    return np.array(losses)
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--models", default="mlp,bert")
+    ap.add_argument("--steps", type=int, default=100)
+    a = ap.parse_args()
+    import torch
+    import training_compare
+    import training_models
+
+    marks = sorted({s for s in (1, 10, 25, 50, a.steps) if s <= a.steps})
+    print("| model | pair | " + " | ".join(f"step {s}" for s in marks) + " |")
+    print("| --- | --- |" + " --- |" * len(marks))
+    for name in a.models.split(","):
+        with tempfile.TemporaryDirectory() as work:
+            training_compare.make_artifacts(name, work)
+            torch.manual_seed(0)
+            _, _, batch_of = training_models.MODELS[name]()
+            g = np.random.default_rng(1)
+            batches = [batch_of(g) for _ in range(4)]
+            t32 = torch_losses(name, batches, a.steps, torch.float32)
+            t64 = torch_losses(name, batches, a.steps, torch.float64)
+            ours = onyx_losses(work, batches, a.steps)
+        for label, x, y in (("onyx vs PyTorch, float32", ours, t32), ("PyTorch float32 vs float64", t32, t64),
+                            ("onyx vs PyTorch float64", ours, t64)):
+            rel = np.abs(x - y) / np.maximum(np.abs(y), 1e-12)
+            print(f"| {name} | {label} | " + " | ".join(f"{rel[s - 1]:.1e}" for s in marks) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
