@@ -3,8 +3,8 @@
 //                       [--additional-output NAME]... [--optimizer-config KEY=VALUE]... [--nominal-checkpoint]
 // Writes onnxruntime's on-device training artifacts for MODEL (training/artifacts.h): the
 // training, eval and optimizer models and the checkpoint, as onyx.training.artifacts.
-// generate_artifacts does, and lists the files and the parameters that train. Nothing is
-// written when any part fails.
+// generate_artifacts does, and prints the paths written. Nothing is written when making any
+// part fails (every file is made in memory first).
 #include <cstdio>
 #include <cstdlib>
 #include <sstream>

@@ -71,10 +71,14 @@ void register_state(py::module_& m) {
       })
       .def("save",
            [](const CheckpointState& s, const std::string& path, bool include_optimizer_state) {
+             // Serialized with the GIL held (other Python threads may change the state), written
+             // without it.
+             Result<std::string> bytes = training::serialize_checkpoint(s, include_optimizer_state);
+             if (!bytes.ok()) raise_status(bytes.status(), Phase::kRun);
              Status st;
              {
                py::gil_scoped_release release;
-               st = training::save_checkpoint(s, path, include_optimizer_state);
+               st = training::write_file_atomically(path, *bytes);
              }
              check(st, Phase::kRun);
            })
@@ -125,12 +129,9 @@ void register_module(py::module_& m) {
       .def(py::init([](const std::string& train, StatePtr state, const std::string& eval, py::object session_options) {
              SessionOptions options;
              if (!session_options.is_none()) options = session_options.cast<const PySessionOptions&>().resolved();
-             Result<std::unique_ptr<Module>> r = Status(StatusCode::kInternal, "not made");
-             {
-               py::gil_scoped_release release;
-               r = Module::create(train, std::move(state), eval, options);
-             }
-             return value_or_raise(std::move(r), Phase::kLoad);
+             // With the GIL held: creation sets the shared state's gradients, which other
+             // Python threads may be reading.
+             return value_or_raise(Module::create(train, std::move(state), eval, options), Phase::kLoad);
            }),
            py::arg("train_model"), py::arg("state"), py::arg("eval_model"), py::arg("session_options"))
       .def("train_step",

@@ -203,6 +203,9 @@ Result<std::vector<std::string>> generate_artifacts(const ir::Model& forward, co
     // In the order the nodes first read them (the order a framework lists its parameters in,
     // as the IR keeps initializers by name), then any unread ones by name.
     std::set<std::string> taken(spec.frozen.begin(), spec.frozen.end());
+    for (const ir::Node& n : forward.graph.nodes)  // running statistics are buffers, not parameters
+      if (n.op_type == "BatchNormalization" && n.domain.empty())
+        for (size_t k = 3; k < n.inputs.size() && k < 5; ++k) taken.insert(n.inputs[k]);
     const auto& inits = forward.graph.initializers;
     auto take = [&](const std::string& name) {
       auto it = inits.find(name);

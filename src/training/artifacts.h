@@ -39,7 +39,8 @@ const char* optimizer_name(OptimizerKind kind);
 std::map<std::string, double> adamw_defaults();
 
 struct ArtifactsSpec {
-  // Initializers to train; unset: every floating initializer not in `frozen`.
+  // Initializers to train; unset: every floating initializer not in `frozen` and not a
+  // BatchNormalization's running statistics (buffers the training model updates).
   std::optional<std::vector<std::string>> requires_grad;
   std::vector<std::string> frozen;
   LossKind loss = LossKind::kMSE;

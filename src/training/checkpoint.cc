@@ -23,6 +23,7 @@ constexpr const char* kParam = "param/";
 constexpr const char* kExpAvg = "exp_avg/";
 constexpr const char* kExpAvgSq = "exp_avg_sq/";
 constexpr int64_t kMaxNominalElements = int64_t(1) << 31;
+constexpr int64_t kMaxStep = int64_t(1) << 53;  // far beyond any run; keeps step + 1 exact and in range
 
 std::string number_text(double v) {
   char buf[40];
@@ -126,7 +127,8 @@ Status fill_from_metadata(const ir::Model& model, CheckpointState& state, std::v
     errno = 0;
     char* end = nullptr;
     const long long s = std::strtoll(step->second.c_str(), &end, 10);
-    if (step->second.empty() || *end || errno || s < 0) return invalid_argument("optimizer.step '", step->second, "'");
+    if (step->second.empty() || *end || errno || s < 0 || s > kMaxStep)
+      return invalid_argument("optimizer.step '", step->second, "'");
     state.optimizer.step = s;
   }
   if (auto nominal = meta.find("nominal"); nominal != meta.end()) {
@@ -153,7 +155,10 @@ Result<Tensor> nominal_tensor(const json::Value& layout, const std::string& name
     numel *= std::max<int64_t>(1, shape.back());
     if (numel > kMaxNominalElements) return invalid_argument("the nominal shape of '", name, "' is too large");
   }
-  return Tensor::create(dtype, shape);
+  // Not zero-filled: a nominal state's values are never read before copy_buffer_to_parameters
+  // writes them all (Module refuses to run, views and saves refuse or skip them), so a
+  // hostile layout reserves address space without touching memory.
+  return Tensor::create(dtype, shape, nullptr, /*zero_fill=*/false);
 }
 
 }  // namespace

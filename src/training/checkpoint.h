@@ -49,8 +49,8 @@ struct CheckpointState {
   std::vector<TrainingParameter> parameters;  // the training model's order
   OptimizerState optimizer;
   std::map<std::string, CheckpointProperty> properties;
-  // Names, dtypes and shapes only (ONNX Runtime's nominal checkpoint): the values are zeros
-  // until Module::copy_buffer_to_parameters(..., trainable_only=false) loads them.
+  // Names, dtypes and shapes only (ONNX Runtime's nominal checkpoint): the values are unset
+  // (never read; no memory touched) until Module::copy_buffer_to_parameters(..., trainable_only=false) loads them.
   bool nominal = false;
 
   // The parameter of that name; null when there is none.

@@ -1,7 +1,5 @@
 #include "training/gradient_builder.h"
 
-#include <stdexcept>
-
 #include <algorithm>
 #include <deque>
 #include <set>
@@ -371,7 +369,7 @@ Result<std::vector<std::string>> build_gradients(ir::Graph& graph, const std::ma
     Status s;
     try {
       s = (*rule)(ctx);
-    } catch (const std::out_of_range&) {
+    } catch (const MissingNodeSlot&) {
       // GradientContext::input / output read past the node's inputs or outputs: a node with
       // fewer than its op takes (a hostile or broken model), not a bug in the rule.
       s = invalid_model("node ", n.label(), " has too few inputs or outputs for ", n.op_type, " (", n.inputs.size(),

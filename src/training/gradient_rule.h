@@ -68,9 +68,12 @@ class GradientEmitter {
   static ir::Attribute float_attr(const std::string& name, float v);
 };
 
+// Thrown by GradientContext::input / output past the node's own (caught by the builder).
+struct MissingNodeSlot {};
+
 // output_grads, needs_grad and input_grads hold at least kMinSlots entries (past the node's own:
 // "", false and ignored), so a rule may index its op's inputs and outputs as the op defines
-// them; input() and output() throw std::out_of_range past the node's own, which the builder
+// them; input() and output() throw MissingNodeSlot past the node's own, which the builder
 // reports as a node with too few inputs or outputs (a broken or hostile model).
 struct GradientContext {
   static constexpr size_t kMinSlots = 8;
@@ -80,8 +83,14 @@ struct GradientContext {
   std::vector<std::string> input_grads;
   GradientEmitter& emit;
 
-  const std::string& input(size_t i) const { return node.inputs.at(i); }
-  const std::string& output(size_t i) const { return node.outputs.at(i); }
+  const std::string& input(size_t i) const {
+    if (i >= node.inputs.size()) throw MissingNodeSlot{};
+    return node.inputs[i];
+  }
+  const std::string& output(size_t i) const {
+    if (i >= node.outputs.size()) throw MissingNodeSlot{};
+    return node.outputs[i];
+  }
   DataType elem_type(const std::string& value) const { return emit.type_of(value).elem_type; }
 };
 

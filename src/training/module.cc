@@ -213,7 +213,7 @@ Status Module::copy_buffer_to_parameters(const Tensor& buffer, bool trainable_on
   size_t at = 0;
   for (TrainingParameter& p : state_->parameters) {
     if (!p.requires_grad && trainable_only) continue;
-    std::memcpy(p.data.raw_data(), buffer.data<float>() + at, p.data.nbytes());
+    std::memmove(p.data.raw_data(), buffer.data<float>() + at, p.data.nbytes());  // the buffer may view a parameter
     at += size_t(p.data.numel());
   }
   if (!trainable_only) state_->nominal = false;  // every value is loaded now

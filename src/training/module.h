@@ -38,7 +38,7 @@ class Module {
                                                 const SessionOptions& options = {});
 
   // One training step on the user inputs (input_names(true) order): the loss, then the
-  // additional outputs. FAIL-like RUNTIME_ERROR on a nominal state whose values were never loaded.
+  // additional outputs. A step that fails part-way may leave gradients partly accumulated. FAIL-like RUNTIME_ERROR on a nominal state whose values were never loaded.
   Result<std::vector<Value>> train_step(const std::vector<Value>& inputs);
   // The eval model on the user inputs (input_names(false) order): the loss and the additional
   // outputs; nothing in the state changes. RUNTIME_ERROR when no eval model was given.
@@ -96,7 +96,8 @@ class Optimizer {
   // trainable parameter of the module.
   static Result<std::unique_ptr<Optimizer>> create(const std::string& optimizer_model_path, Module& module);
   // One update of every trainable parameter (and AdamW's moments), written in place; the
-  // state's step count goes up by one. RUNTIME_ERROR before any training step.
+  // state's step count goes up by one. Before any training step the gradients are zeros. A
+  // run that fails part-way may leave some parameters updated (the step is not counted).
   Status step();
   void set_learning_rate(double lr) { learning_rate_ = lr; }
   double learning_rate() const { return learning_rate_; }

@@ -82,9 +82,10 @@ Status to_inference_mode(ir::Model& m) {
 // shape logic; then the exported GELU patterns (erf and tanh forms) are fused into
 // com.microsoft Gelu and FastGelu, whose gradient is one GeluGrad node that keeps only X for
 // the backward pass. `keep` names values that must survive (BatchNormalization's running-stat
-// outputs); they are graph outputs while the passes run. The model is left as it was when
-// anything fails.
-void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep) {
+// outputs); they are graph outputs while the passes run. `onyx_ops`: also fold bias Adds into
+// onyx's own FusedMatMulBias (the training model only: the eval model may leave onyx). The model
+// is left as it was when anything fails.
+void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, bool onyx_ops) {
   std::vector<std::shared_ptr<const optimizer::Pass>> fusions;
   for (const optimizer::PassDef& def : optimizer::PassRegistry::global().all())
     if (def.pass->name() == "gelu_fusion" || def.pass->name() == "fast_gelu_fusion") fusions.push_back(def.pass);
@@ -100,7 +101,7 @@ void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep) {
                                   {optimizer::Phase::kFuse, fusions}});
   auto report = manager.run(work, types, /*log_level=*/3);
   if (!report.ok() || !report->skipped.empty()) return;
-  fold_transposes_into_products(work);
+  fold_transposes_into_products(work, /*fold_biases=*/onyx_ops);
   work.graph.outputs.resize(outputs);
   m = std::move(work);
 }
@@ -173,10 +174,10 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
   ONYX_ASSIGN_OR_RETURN(out.eval, with_parameters_as_inputs(forward, spec, out.parameters, types));
   ONYX_ASSIGN_OR_RETURN(out.training, with_parameters_as_inputs(forward, spec, out.parameters, types));
   ONYX_RETURN_IF_ERROR(to_inference_mode(out.eval));
-  simplify_for_training(out.eval, {});
+  simplify_for_training(out.eval, {}, /*onyx_ops=*/false);  // it may be exported for other runtimes
   std::vector<std::string> running_updates;
   for (const auto& r : running) running_updates.push_back(r.second);
-  simplify_for_training(out.training, running_updates);
+  simplify_for_training(out.training, running_updates, /*onyx_ops=*/true);
 
   ir::Graph& g = out.training.graph;
   out.training.opsets.emplace("ai.onyx.training", 1);  // gradient rules may emit onyx's training ops

@@ -4,8 +4,8 @@
 //     frozen) as graph inputs, then one "<p>_grad.accumulation.buffer" per trainable parameter
 //     and the bool scalar "lazy_reset_grad"; outputs = the loss, the additional outputs, then
 //     "<p>_grad.accumulation.out" = lazy_reset_grad ? dLoss/dp : buffer + dLoss/dp (onyx's
-//     GradAccumulate kernel, ai.onyx.training, for float32 and float64 parameters: no work at
-//     all when resetting; Add and Where for the others).
+//     GradAccumulate kernel, ai.onyx.training, for float32 and float64 parameters; GatherGrad
+//     itself for an embedding; Add and Where for the others).
 //   eval model: the same inputs up to the parameters; outputs = the loss and the additional
 //     outputs; BatchNormalization uses its running statistics and Dropout is off.
 //   BatchNormalization in training mode: its running statistics are fed like frozen parameters

@@ -78,7 +78,7 @@ bool fold_bias_adds(ir::Model& model) {
     auto r = readers.find(n.outputs[0]);
     if (!last.value || outputs.count(n.outputs[0]) || r == readers.end() || r->second.size() != 1) continue;
     ir::Node& add = g.nodes[r->second[0]];
-    if (add.op_type != "Add" || !add.domain.empty() || add.inputs.size() != 2 || removed.count(r->second[0])) continue;
+    if (add.op_type != "Add" || !add.domain.empty() || add.inputs.size() != 2) continue;
     const std::string& bias = add.inputs[0] == n.outputs[0] ? add.inputs[1] : add.inputs[0];
     const ir::TypeInfo* bt = type_of(bias);
     if (bias == n.outputs[0] || !bt || bt->elem_type != DataType::kFloat || !bt->shape.has_rank ||
@@ -87,14 +87,18 @@ bool fold_bias_adds(ir::Model& model) {
     const ir::Attribute* ta = n.attribute("transA");
     const ir::Attribute* tb = n.attribute("transB");
     const bool trans_a = ta && ta->i, trans_b = tb && tb->i;
-    n.attributes.clear();
-    n.attributes["transA"] = int_attr("transA", trans_a);
-    n.attributes["transB"] = int_attr("transB", trans_b);
-    n.op_type = "FusedMatMulBias";
-    n.domain = "ai.onyx.training";
-    n.inputs.push_back(bias);
-    n.outputs = add.outputs;
-    removed.insert(r->second[0]);
+    // The fused node takes the Add's place (the bias may be made after the product), and the
+    // product goes.
+    const std::string bias_name = bias;
+    const size_t product_index = size_t(&n - g.nodes.data());
+    add.op_type = "FusedMatMulBias";
+    add.domain = "ai.onyx.training";
+    add.name = n.name.empty() ? add.name : n.name;
+    add.inputs = {n.inputs[0], n.inputs[1], bias_name};
+    add.attributes.clear();
+    add.attributes["transA"] = int_attr("transA", trans_a);
+    add.attributes["transB"] = int_attr("transB", trans_b);
+    removed.insert(product_index);
   }
   if (removed.empty()) return false;
   model.opsets.emplace("ai.onyx.training", 1);
@@ -114,9 +118,11 @@ bool fold_transposes_only(ir::Model& model) {
   bool changed = false;
   for (ir::Node& n : g.nodes) {
     if (n.op_type != "MatMul" || !n.domain.empty() || n.inputs.size() != 2) continue;
-    auto rank_at_least_2 = [&](const std::string& v) {
+    auto rank_at_least_2 = [&](const std::string& v) {  // and of a float type FusedMatMul takes
       auto t = types.all.find(v);
-      return t != types.all.end() && t->second.shape.has_rank && t->second.shape.dims.size() >= 2;
+      if (t == types.all.end() || !t->second.shape.has_rank || t->second.shape.dims.size() < 2) return false;
+      const DataType e = t->second.elem_type;
+      return e == DataType::kFloat || e == DataType::kDouble || e == DataType::kFloat16 || e == DataType::kBFloat16;
     };
     if (!rank_at_least_2(n.inputs[0]) || !rank_at_least_2(n.inputs[1])) continue;  // FusedMatMul ignores 1-D transposes
     const bool trans[2] = {swap_of.count(n.inputs[0]) > 0, swap_of.count(n.inputs[1]) > 0};
@@ -144,9 +150,9 @@ bool fold_transposes_only(ir::Model& model) {
 
 }  // namespace
 
-bool fold_transposes_into_products(ir::Model& model) {
+bool fold_transposes_into_products(ir::Model& model, bool fold_biases) {
   const bool transposes = fold_transposes_only(model);
-  const bool biases = fold_bias_adds(model);
+  const bool biases = fold_biases && fold_bias_adds(model);
   return transposes || biases;
 }
 

@@ -12,6 +12,8 @@
 namespace onyx::training {
 
 // True when anything changed. Static types come from ops::infer_graph_types.
-bool fold_transposes_into_products(ir::Model& model);
+// `fold_biases`: also the FusedMatMulBias rewrite (onyx's own op: not for models that leave
+// onyx, such as the eval model that export_model_for_inferencing writes out).
+bool fold_transposes_into_products(ir::Model& model, bool fold_biases = true);
 
 }  // namespace onyx::training

@@ -296,3 +296,22 @@ def test_batch_norm_running_statistics_follow_pytorchs_and_eval_uses_them(tmp_pa
     x, y = g.standard_normal((4, 3, 16, 16)).astype(np.float32), g.integers(0, 5, 4).astype(np.int64)
     theirs = float(torch.nn.functional.cross_entropy(net(torch.from_numpy(x)), torch.from_numpy(y)))
     np.testing.assert_allclose(float(module(x, y)), theirs, rtol=1e-3)  # eval: the running statistics
+
+
+def test_default_requires_grad_leaves_batch_norm_statistics_to_the_step(tmp_path):
+    """Without requires_grad, every floating initializer trains except BatchNormalization's
+    running statistics, which the training model updates as buffers."""
+    torch.manual_seed(0)
+    net = torch.nn.Sequential(torch.nn.Conv2d(1, 2, 3), torch.nn.BatchNorm2d(2), torch.nn.Flatten(), torch.nn.Linear(8, 3))
+    torch.onnx.export(net, (torch.zeros(2, 1, 4, 4),), str(tmp_path / "m.onnx"), input_names=["input"], output_names=["output"],
+                      opset_version=17, training=torch.onnx.TrainingMode.TRAINING, do_constant_folding=False)
+    artifacts.generate_artifacts(onnx.load(str(tmp_path / "m.onnx")), loss=artifacts.LossType.CrossEntropyLoss,
+                                 optimizer=artifacts.OptimType.SGD, artifact_directory=str(tmp_path / "out"))
+    state = api.CheckpointState.load_checkpoint(str(tmp_path / "out" / "checkpoint"))
+    trains = {name: p.requires_grad for name, p in state.parameters}
+    assert trains["1.running_mean"] is False and trains["1.running_var"] is False
+    assert trains["0.weight"] and trains["1.weight"] and trains["3.bias"]
+    module = api.Module(str(tmp_path / "out" / "training_model.onnx"), state)
+    before = state.parameters["1.running_mean"].data.copy()
+    module(np.random.default_rng(0).standard_normal((2, 1, 4, 4)).astype(np.float32), np.array([0, 2], np.int64))
+    assert not np.array_equal(state.parameters["1.running_mean"].data, before), "the step updates the statistics"

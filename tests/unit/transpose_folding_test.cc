@@ -85,3 +85,52 @@ TEST(TransposeFolding, ProductsReadTheTransposeInPlaceWithTheSameOutputs) {
 
 }  // namespace
 }  // namespace onyx
+
+namespace onyx {
+namespace {
+
+TEST(TransposeFolding, ABiasMadeAfterTheProductKeepsTheGraphInOrderAndIntegersStay) {
+  // y = x @ W^T + Neg(c) (the bias made after the product); k = i @ Transpose(j) in int64.
+  testing::ModelBuilder b(17);
+  b.input("x", {3, 4}).input("i", {2, 2}, onnx::TensorProto::INT64).input("j", {2, 2}, onnx::TensorProto::INT64);
+  b.output("y", {3, 5}).output("k", {2, 2}, onnx::TensorProto::INT64);
+  b.initializer("w", {5, 4}, std::vector<float>(20, 0.25f));
+  b.initializer("c", {5}, {1, 2, 3, 4, 5});
+  for (const char* t : {"w", "j"}) {
+    auto* n = b.node("Transpose", {t}, {std::string(t) + "t"}, std::string("t_") + t);
+    auto* perm = n->add_attribute();
+    perm->set_name("perm");
+    perm->set_type(onnx::AttributeProto::INTS);
+    perm->add_ints(1);
+    perm->add_ints(0);
+  }
+  b.node("MatMul", {"x", "wt"}, {"xw"}, "mm");
+  b.node("Neg", {"c"}, {"negc"}, "neg");
+  b.node("Add", {"xw", "negc"}, {"y"}, "bias");
+  b.node("MatMul", {"i", "jt"}, {"k"}, "int_mm");
+  const std::string bytes = b.bytes();
+  auto loaded = onnx_format::load_model_bytes(bytes.data(), bytes.size(), "");
+  ASSERT_TRUE(loaded.ok()) << loaded.status().to_string();
+  ir::Model m = std::move(*loaded);
+  ASSERT_TRUE(training::fold_transposes_into_products(m));
+  std::vector<std::string> order;
+  for (const ir::Node& n : m.graph.nodes) order.push_back(n.op_type);
+  // The fused node sits where the Add was, after the Neg that makes its bias; the integer
+  // product keeps its MatMul and Transpose.
+  EXPECT_EQ(order, (std::vector<std::string>{"Transpose", "Neg", "FusedMatMulBias", "MatMul"}));
+  auto s = Session::from_loaded_model(m);
+  ASSERT_TRUE(s.ok()) << s.status().to_string();
+  Tensor x(DataType::kFloat, {3, 4}), i(DataType::kInt64, {2, 2}), j(DataType::kInt64, {2, 2});
+  for (int64_t k = 0; k < 12; ++k) x.data<float>()[k] = float(k);
+  for (int64_t k = 0; k < 4; ++k) i.data<int64_t>()[k] = j.data<int64_t>()[k] = k;
+  auto out = (*s)->run({{"x", Value(x)}, {"i", Value(i)}, {"j", Value(j)}});
+  ASSERT_TRUE(out.ok()) << out.status().to_string();
+  // y[r][n] = 0.25 * sum_k x[r][k] - c[n]; k = i @ j^T
+  for (int r = 0; r < 3; ++r)
+    for (int n = 0; n < 5; ++n)
+      EXPECT_FLOAT_EQ((*out)[0].tensor().data<float>()[r * 5 + n], 0.25f * float(16 * r + 6) - float(n + 1));
+  EXPECT_EQ((*out)[1].tensor().data<int64_t>()[1], 0 * 2 + 1 * 3);
+}
+
+}  // namespace
+}  // namespace onyx

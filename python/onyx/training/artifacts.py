@@ -12,8 +12,8 @@ SoftmaxCrossEntropyLoss against int64 "labels"), BCEWithLogitsLoss (mean, agains
 Everything is made by onyx's C++ training API (src/training/artifacts.h, also behind `onyx
 train-artifacts`): the gradient graph by onyx's gradient builder; the optimizer model computes
 PyTorch's update, AdamW through onyx's fused ai.onyx.training AdamW kernel (decoupled weight
-decay, bias correction, scalars in float64), SGD as p - lr * g. Nothing is written when any
-part fails.
+decay, bias correction, scalars in float64), SGD as p - lr * g. Nothing is written when
+making any part fails (the files are made in memory first).
 """
 import enum
 import os
@@ -46,7 +46,7 @@ def generate_artifacts(model, requires_grad=None, frozen_params=None, loss=None,
     """Writes <prefix>training_model.onnx, eval_model.onnx, optimizer_model.onnx (when
     `optimizer` is given) and checkpoint into artifact_directory (default: the current
     folder). `model`: an onnx.ModelProto or a path. requires_grad defaults to every floating
-    initializer not in frozen_params. optimizer_config overrides ADAMW_DEFAULTS (AdamW)."""
+    initializer not in frozen_params and not a BatchNormalization's running statistics. optimizer_config overrides ADAMW_DEFAULTS (AdamW)."""
     if isinstance(model, (str, os.PathLike)):
         model = onnx.load(os.fspath(model))
     if not isinstance(model, onnx.ModelProto):
@@ -63,7 +63,10 @@ def generate_artifacts(model, requires_grad=None, frozen_params=None, loss=None,
     frozen = list(frozen_params or [])
     if requires_grad is None:  # every floating initializer not frozen, in the file's order
         floating = (TensorProto.FLOAT, TensorProto.DOUBLE, TensorProto.FLOAT16)
-        requires_grad = [i.name for i in model.graph.initializer if i.data_type in floating and i.name not in frozen]
+        buffers = {name for n in model.graph.node if n.op_type == "BatchNormalization" and n.domain in ("", "ai.onnx")
+                   for name in n.input[3:5]}  # running statistics: updated by the step, not trained
+        requires_grad = [i.name for i in model.graph.initializer
+                         if i.data_type in floating and i.name not in frozen and i.name not in buffers]
     names = list(loss_input_names or [])
     if len(names) > 1:
         raise C.InvalidArgument(f"generate_artifacts: the loss takes one graph output, got {names}")

@@ -1,8 +1,8 @@
 // GradAccumulate (ai.onyx.training): a training step's gradient added to what earlier steps
 // accumulated, or started afresh:  out = reset ? grad : buffer + grad.
 // Inputs buffer and grad of one float type and shape, reset a bool scalar. With reset the
-// output is grad itself (an alias: nothing is computed or copied); otherwise one pass adds
-// them. The training models end each parameter's gradient with one of these (training_graph.h).
+// output is grad itself (an alias: nothing is computed; an output bound elsewhere gets one
+// copy); otherwise one pass adds them. The training models end each parameter's gradient with one of these (training_graph.h).
 // The output may be written over buffer (Kernel::in_place_outputs): a Module binds it to the
 // state's gradient tensor, fed as buffer, so that gradients accumulate in place in memory that
 // lives across steps (with reset, grad is copied into it once).
