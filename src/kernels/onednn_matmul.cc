@@ -170,6 +170,17 @@ Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, con
   });
 }
 
+MatMulShape stored_matmul_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b, bool trans_a, bool trans_b) {
+  MatMulShape s;
+  s.a.assign(a.begin(), a.end());
+  s.b.assign(b.begin(), b.end());
+  while (s.a.size() < s.b.size()) s.a.insert(s.a.begin(), 1);
+  while (s.b.size() < s.a.size()) s.b.insert(s.b.begin(), 1);
+  s.trans_a = trans_a;
+  s.trans_b = trans_b;
+  return s;
+}
+
 MatMulShape numpy_matmul_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
   MatMulShape s;
   s.a.assign(a.begin(), a.end());

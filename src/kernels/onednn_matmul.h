@@ -83,6 +83,9 @@ Status check_matmul_shape(const MatMulShape& shape);
 // leading 1s, and the batch of A folded into its rows when B has no batch. A and B are
 // stored as their shapes say (no transposes).
 MatMulShape numpy_matmul_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+// op(a) @ op(b) with both operands as stored (rank 2 or more; the shorter gets leading 1s), op
+// a transpose of the last two dims that oneDNN reads in place where trans_a / trans_b say.
+MatMulShape stored_matmul_shape(const std::vector<int64_t>& a, const std::vector<int64_t>& b, bool trans_a, bool trans_b);
 
 // True when the CPU multiplies bfloat16 natively (AVX512_BF16 or AMX), so bf16 products pay.
 bool bf16_products_available();

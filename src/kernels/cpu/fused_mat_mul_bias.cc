@@ -44,13 +44,7 @@ class FusedMatMulBiasKernel final : public Kernel {
       for (int64_t i = 0; i < y->numel(); ++i) y->data<float>()[i] = bias.data<float>()[i % plan.n];
       return Status::Ok();
     }
-    onednn::MatMulShape shape;
-    shape.a.assign(a.shape().begin(), a.shape().end());
-    shape.b.assign(b.shape().begin(), b.shape().end());
-    while (shape.a.size() < shape.b.size()) shape.a.insert(shape.a.begin(), 1);
-    while (shape.b.size() < shape.a.size()) shape.b.insert(shape.b.begin(), 1);
-    shape.trans_a = trans_a_;
-    shape.trans_b = trans_b_;
+    const onednn::MatMulShape shape = onednn::stored_matmul_shape(a.shape(), b.shape(), trans_a_, trans_b_);
     return matmul_->run(shape, a.data<float>(), b.data<float>(), bias.data<float>(), y->data<float>());
   }
 
