@@ -20,7 +20,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 
-def torch_losses(name, batches, steps, dtype):
+def torch_losses(name, batches, steps, dtype, perturb=0.0, exact_loss=None):
+    """The loop's losses. `perturb`: scale every starting weight by (1 + perturb * N(0, 1)), a
+    float32-rounding-sized nudge to measure how much the trajectory itself amplifies rounding.
+    `exact_loss`: a list that receives each step's loss recomputed in float64 from the same
+    (float32) weights, to separate the loss's own rounding from the trajectory's."""
+    import copy
+
     import torch
     import training_models
 
@@ -28,6 +34,11 @@ def torch_losses(name, batches, steps, dtype):
     torch.set_flush_denormal(True)
     net, _, _ = training_models.MODELS[name]()
     net = net.to(dtype)
+    if perturb:
+        g = torch.Generator().manual_seed(7)
+        with torch.no_grad():
+            for p in net.parameters():
+                p.mul_(1 + perturb * torch.randn(p.shape, generator=g, dtype=dtype))
     net.train()
     opt = torch.optim.AdamW(net.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0)
     losses = []
@@ -36,6 +47,10 @@ def torch_losses(name, batches, steps, dtype):
         x = torch.from_numpy(x)
         if x.is_floating_point():
             x = x.to(dtype)
+        if exact_loss is not None:
+            wide = copy.deepcopy(net).to(torch.float64)  # same weights, same batch-norm statistics
+            with torch.no_grad():
+                exact_loss.append(float(torch.nn.functional.cross_entropy(wide(x.to(torch.float64) if x.is_floating_point() else x), torch.from_numpy(y))))
         opt.zero_grad()
         loss = torch.nn.functional.cross_entropy(net(x), torch.from_numpy(y))
         loss.backward()
@@ -63,6 +78,10 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--models", default="mlp,bert")
     ap.add_argument("--steps", type=int, default=100)
+    ap.add_argument("--explain", action="store_true",
+                    help="add two PyTorch-only rows: float64 from a start nudged by 6e-8 (how much the "
+                    "trajectory amplifies one rounding), and float32 weights with the loss taken in float64 "
+                    "(how much of the float32 gap is the loss value's own rounding)")
     a = ap.parse_args()
     import torch
     import training_compare
@@ -81,8 +100,15 @@ def main():
             t32 = torch_losses(name, batches, a.steps, torch.float32)
             t64 = torch_losses(name, batches, a.steps, torch.float64)
             ours = onyx_losses(work, batches, a.steps)
-        for label, x, y in (("onyx vs PyTorch, float32", ours, t32), ("PyTorch float32 vs float64", t32, t64),
-                            ("onyx vs PyTorch float64", ours, t64)):
+            rows = [("onyx vs PyTorch, float32", ours, t32), ("PyTorch float32 vs float64", t32, t64),
+                    ("onyx vs PyTorch float64", ours, t64)]
+            if a.explain:
+                nudged = torch_losses(name, batches, a.steps, torch.float64, perturb=6e-8)
+                exact = []
+                torch_losses(name, batches, a.steps, torch.float32, exact_loss=exact)
+                rows += [("PyTorch float64, start nudged by 6e-8, vs float64", nudged, t64),
+                         ("PyTorch float32 weights, loss in float64, vs float64", np.array(exact), t64)]
+        for label, x, y in rows:
             rel = np.abs(x - y) / np.maximum(np.abs(y), 1e-12)
             print(f"| {name} | {label} | " + " | ".join(f"{rel[s - 1]:.1e}" for s in marks) + " |", flush=True)
 

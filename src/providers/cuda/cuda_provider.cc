@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "providers/cuda/cuda_arena.h"
+#include "providers/cuda/cuda_libraries.h"
 
 namespace onyx {
 
@@ -27,6 +28,7 @@ Status cudnn_status(cudnnStatus_t s, const char* what) {
 
 Result<cudnnContext*> CudaProvider::cudnn() const {
   if (cudnn_) return cudnn_;
+  ONYX_RETURN_IF_ERROR(cuda_libraries::load_cudnn());
   ONYX_RETURN_IF_ERROR(activate());
   cudnnHandle_t h = nullptr;
   ONYX_CUDNN_RETURN_IF_ERROR(cudnnCreate(&h));
@@ -146,6 +148,7 @@ Status CudaProvider::init(int device_id, size_t mem_limit) {
                  std::to_string(prop.major) + "." + std::to_string(prop.minor) + ", " +
                  std::to_string(prop.totalGlobalMem >> 20) + " MiB";
   ONYX_CUDA_RETURN_IF_ERROR(cudaStreamCreateWithFlags(&stream_, cudaStreamNonBlocking));
+  ONYX_RETURN_IF_ERROR(cuda_libraries::load_cublas());
   ONYX_CUBLAS_RETURN_IF_ERROR(cublasCreate(&cublas_));
   ONYX_CUBLAS_RETURN_IF_ERROR(cublasSetStream(cublas_, stream_));
   ONYX_CUBLAS_RETURN_IF_ERROR(cublasLtCreate(&cublas_lt_));
