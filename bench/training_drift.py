@@ -49,8 +49,9 @@ def torch_losses(name, batches, steps, dtype, perturb=0.0, exact_loss=None):
             x = x.to(dtype)
         if exact_loss is not None:
             wide = copy.deepcopy(net).to(torch.float64)  # same weights, same batch-norm statistics
+            wide_x = x.to(torch.float64) if x.is_floating_point() else x
             with torch.no_grad():
-                exact_loss.append(float(torch.nn.functional.cross_entropy(wide(x.to(torch.float64) if x.is_floating_point() else x), torch.from_numpy(y))))
+                exact_loss.append(float(torch.nn.functional.cross_entropy(wide(wide_x), torch.from_numpy(y))))
         opt.zero_grad()
         loss = torch.nn.functional.cross_entropy(net(x), torch.from_numpy(y))
         loss.backward()
@@ -106,8 +107,10 @@ def main():
                 nudged = torch_losses(name, batches, a.steps, torch.float64, perturb=6e-8)
                 exact = []
                 torch_losses(name, batches, a.steps, torch.float32, exact_loss=exact)
+                exact = np.array(exact)
                 rows += [("PyTorch float64, start nudged by 6e-8, vs float64", nudged, t64),
-                         ("PyTorch float32 weights, loss in float64, vs float64", np.array(exact), t64)]
+                         ("PyTorch float32 weights, loss in float64, vs float64", exact, t64),
+                         ("onyx vs PyTorch float32 weights, loss in float64", ours, exact)]
         for label, x, y in rows:
             rel = np.abs(x - y) / np.maximum(np.abs(y), 1e-12)
             print(f"| {name} | {label} | " + " | ".join(f"{rel[s - 1]:.1e}" for s in marks) + " |", flush=True)

@@ -99,7 +99,9 @@ std::shared_ptr<Buffer> Arena::allocate(size_t bytes, DataType dtype, bool zero_
   }
   if (zero_fill) std::memset(p, 0, bytes);
   std::shared_ptr<State> state = state_;
-  return std::make_shared<Buffer>(p, bytes, std::shared_ptr<void>(p, [state, cls](void* q) { state->release(q, cls); }));
+  auto buffer = std::make_shared<Buffer>(p, bytes, std::shared_ptr<void>(p, [state, cls](void* q) { state->release(q, cls); }));
+  buffer->set_origin(state.get());
+  return buffer;
 }
 
 void Arena::close() {

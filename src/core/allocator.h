@@ -75,6 +75,8 @@ class Arena final : public Allocator {
   // request that cannot fit even after the cache is emptied gets null from allocate().
   void set_max_bytes(size_t bytes);
   size_t limit() const override;
+  // What Buffer::origin() holds for blocks this arena handed out.
+  const void* identity() const { return state_.get(); }
 
   struct Stats {
     size_t bytes_in_use = 0;       // held by live tensors now

@@ -28,12 +28,17 @@ class Buffer {
   void* data() const { return data_; }
   size_t size() const { return size_; }
   const Device& device() const { return device_; }
+  // The allocator-specific identity of whoever handed the memory out (Arena::identity), or
+  // null: lets a run tell its own arena's blocks from memory a caller lent it.
+  const void* origin() const { return origin_; }
+  void set_origin(const void* origin) { origin_ = origin; }
 
  private:
   void* data_;
   size_t size_;
   std::shared_ptr<void> keeper_;
   Device device_;
+  const void* origin_ = nullptr;
 };
 
 class Tensor {

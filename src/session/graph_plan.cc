@@ -406,6 +406,25 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
       }
     }
   }
+  // In-place outputs over intermediates: the input's last reader is this step, which reads it
+  // once, on the CPU, and the value is no graph input, output, constant or capture.
+  for (size_t s = 0; s < plan->steps_.size(); ++s) {
+    Step& step = plan->steps_[s];
+    if (step.device || !step.kernel) continue;
+    for (const auto& [k, j] : step.kernel->in_place_outputs()) {
+      if (k < 0 || j < 0 || size_t(k) >= step.outputs.size() || size_t(j) >= step.inputs.size()) continue;
+      const int in = step.inputs[size_t(j)], out = step.outputs[size_t(k)];
+      if (in < 0 || out < 0 || last_reader[size_t(in)] != int(s) || !plan->constants_[size_t(in)].is_none()) continue;
+      if (std::count(step.reads.begin(), step.reads.end(), in) != 1) continue;
+      const auto is = [&](const std::vector<int>& slots, int slot) {
+        return std::find(slots.begin(), slots.end(), slot) != slots.end();
+      };
+      if (is(plan->input_slots_, in) || is(plan->output_slots_, in) || is(plan->captured_slots_, in)) continue;
+      const bool taken = std::any_of(step.donations.begin(), step.donations.end(),
+                                     [&, k = k, j = j](const auto& d) { return d.first == k || d.second == j; });
+      if (!taken) step.donations.emplace_back(k, j);
+    }
+  }
   std::vector<bool> keep(plan->slot_names_.size(), false);
   for (int s : plan->output_slots_) keep[size_t(s)] = true;
   for (size_t s = 0; s < keep.size(); ++s)

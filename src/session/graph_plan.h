@@ -124,6 +124,10 @@ class GraphPlan {
     std::vector<int> outputs;  // slot per node output; -1 for omitted
     std::vector<int> release;  // slots whose last reader is this step
     std::vector<int> reads;    // every slot the step reads, subgraph captures included
+    // (output index, input index) pairs of in_place_outputs() whose input is an intermediate
+    // this step reads last: at run time the output takes the input's block when the run's
+    // arena made it and nothing else holds it (GraphPlan::run).
+    std::vector<std::pair<int, int>> donations;
     std::vector<const ir::TypeInfo*> static_types;  // per output, when verifying; else empty
   };
   Status verify_outputs(const Step& step, const Frame& frame) const;

@@ -91,6 +91,7 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
 
   std::vector<const Value*> in_ptrs;
   std::vector<Value*> out_ptrs;
+  std::vector<int> donated;
   for (size_t k = 0; k < steps_.size(); ++k) {
     const Step& step = steps_[k];
     if (active && (k >= active->size() || !(*active)[k])) continue;
@@ -102,6 +103,22 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
     for (int s : step.outputs) {
       if (s >= 0) frame.values[size_t(s)] = Value();
       out_ptrs.push_back(s >= 0 ? &frame.values[size_t(s)] : nullptr);
+    }
+    // An intermediate input the step may write over (Step::donations) becomes the output's
+    // target when this run's arena made its block and no other value shares it.
+    donated.clear();
+    for (const auto& [k, j] : step.donations) {
+      const int in = step.inputs[size_t(j)], out = step.outputs[size_t(k)];
+      const Value& v = frame.values[size_t(in)];
+      if (!v.is_tensor() || !frame.arena) continue;
+      const Tensor& t = v.tensor();
+      const std::shared_ptr<Buffer>& b = t.buffer();
+      if (!b || b.use_count() != 1 || b->origin() != frame.arena->identity() || t.dtype() == DataType::kString)
+        continue;
+      if (frame.targets.empty()) frame.targets.assign(frame.values.size(), nullptr);
+      if (frame.targets[size_t(out)]) continue;  // the caller bound this output
+      frame.targets[size_t(out)] = &t;
+      donated.push_back(out);
     }
     KernelContext ctx(in_ptrs, out_ptrs, &frame);
     ctx.set_device_allocator(step.allocator);
@@ -118,6 +135,7 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
       return std::move(st).with_context("while running node " + step.node->label() + " at opset " +
                                         std::to_string(step.opset) + (step.device ? " on " + step.provider : ""));
     }
+    for (int out : donated) frame.targets[size_t(out)] = nullptr;
     if (!step.static_types.empty()) ONYX_RETURN_IF_ERROR(verify_outputs(step, frame));
     for (int s : step.release) frame.values[size_t(s)] = Value();
   }

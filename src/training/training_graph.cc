@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <set>
+#include <unordered_map>
 
 #include "ops/infer_graph.h"
 #include "optimizer/pass.h"
@@ -123,6 +124,83 @@ ir::Node* sole_gather_grad_producer(ir::Graph& g, const std::string& grad) {
   return producer;
 }
 
+// Sum(a, GatherGrad(dY, indices, data)) -> GatherGrad(dY, indices, data, a, false): an
+// embedding whose table is also read elsewhere (a language model's tied output projection)
+// gets its rows added to the other gradient, written over it (GatherGrad's in-place output),
+// instead of a dense zero table of its own and a third table for the sum.
+void fold_gather_grads_into_sums(ir::Graph& g) {
+  std::unordered_map<std::string, int> readers;
+  for (const ir::Node& n : g.nodes)
+    for (const std::string& in : n.inputs) ++readers[in];
+  for (const ir::ValueInfo& o : g.outputs) ++readers[o.name];
+  std::unordered_map<std::string, size_t> producer;
+  for (size_t i = 0; i < g.nodes.size(); ++i)
+    for (const std::string& o : g.nodes[i].outputs) producer[o] = i;
+  const std::string kFalse = "onyx.training.false";
+  std::vector<size_t> dead;
+  for (size_t i = 0; i < g.nodes.size(); ++i) {
+    ir::Node& sum = g.nodes[i];
+    if (sum.op_type != "Sum" || !sum.domain.empty() || sum.inputs.size() != 2 || sum.outputs.size() != 1) continue;
+    for (int side = 0; side < 2; ++side) {
+      auto it = producer.find(sum.inputs[size_t(side)]);
+      if (it == producer.end() || readers[sum.inputs[size_t(side)]] != 1) continue;
+      const ir::Node& gather_grad = g.nodes[it->second];
+      if (gather_grad.op_type != "GatherGrad" || gather_grad.domain != "ai.onyx.training" ||
+          gather_grad.inputs.size() != 3 || sum.inputs[size_t(1 - side)] == sum.inputs[size_t(side)])
+        continue;
+      ir::Node folded = gather_grad;
+      folded.inputs.push_back(sum.inputs[size_t(1 - side)]);
+      folded.inputs.push_back(kFalse);
+      folded.outputs = sum.outputs;
+      folded.name = sum.name.empty() ? gather_grad.name : sum.name;
+      dead.push_back(it->second);
+      sum = std::move(folded);  // at the Sum's place: both its inputs exist there
+      break;
+    }
+  }
+  if (dead.empty()) return;
+  std::sort(dead.begin(), dead.end());
+  for (auto d = dead.rbegin(); d != dead.rend(); ++d) g.nodes.erase(g.nodes.begin() + std::ptrdiff_t(*d));
+  if (!g.initializers.count(kFalse)) {
+    Tensor no(DataType::kBool, Shape{});
+    *no.data<bool>() = false;
+    g.initializers.emplace(kFalse, std::move(no));
+  }
+}
+
+}  // namespace
+
+namespace {
+
+// Moves graph.nodes[first..] each to just after the last node producing one of its inputs
+// (keeping their order among themselves). Runs follow the file's order among ready nodes, so
+// a gradient's accumulation then runs as soon as the gradient exists and its temporary is
+// released there, instead of every parameter's gradient living until the end of the pass.
+void place_after_producers(ir::Graph& g, size_t first) {
+  std::unordered_map<std::string, size_t> producer;  // value -> index of its producer below `first`
+  for (size_t i = 0; i < first; ++i)
+    for (const std::string& o : g.nodes[i].outputs) producer[o] = i;
+  std::unordered_map<std::string, std::ptrdiff_t> moved_anchor;  // value made by a moved node -> its anchor
+  std::vector<std::vector<ir::Node>> after(first + 1);              // after[a + 1]: placed after node a
+  for (size_t m = first; m < g.nodes.size(); ++m) {
+    std::ptrdiff_t anchor = -1;
+    for (const std::string& in : g.nodes[m].inputs) {
+      if (auto it = producer.find(in); it != producer.end()) anchor = std::max(anchor, std::ptrdiff_t(it->second));
+      if (auto it = moved_anchor.find(in); it != moved_anchor.end()) anchor = std::max(anchor, it->second);
+    }
+    for (const std::string& o : g.nodes[m].outputs) moved_anchor[o] = anchor;
+    after[size_t(anchor + 1)].push_back(std::move(g.nodes[m]));
+  }
+  std::vector<ir::Node> placed;
+  placed.reserve(g.nodes.size());
+  for (ir::Node& n : after[0]) placed.push_back(std::move(n));
+  for (size_t i = 0; i < first; ++i) {
+    placed.push_back(std::move(g.nodes[i]));
+    for (ir::Node& n : after[i + 1]) placed.push_back(std::move(n));
+  }
+  g.nodes = std::move(placed);
+}
+
 }  // namespace
 
 Result<TrainingModels> make_training_models(const ir::Model& forward, const TrainingSpec& spec) {
@@ -185,12 +263,14 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
   const ops::GraphTypes train_types = ops::infer_graph_types(g, out.training.opsets);
   ONYX_ASSIGN_OR_RETURN(std::vector<std::string> grads,
                         build_gradients(g, out.training.opsets, train_types, GradientRequest{spec.requires_grad, spec.loss, ""}));
+  fold_gather_grads_into_sums(g);
   ir::ValueInfo reset;
   reset.name = "lazy_reset_grad";
   reset.type.kind = ir::TypeInfo::Kind::kTensor;
   reset.type.elem_type = DataType::kBool;
   reset.type.shape.has_rank = true;
   std::vector<ir::ValueInfo> buffers;
+  const size_t accumulations_start = g.nodes.size();
   for (size_t i = 0; i < spec.requires_grad.size(); ++i) {
     const std::string& p = spec.requires_grad[i];
     const Tensor& value = fg.initializers.at(p);
@@ -237,6 +317,7 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
     g.nodes.push_back(std::move(id));
     g.outputs.push_back(tensor_info(stat + ".updated", fg.initializers.at(stat)));
   }
+  place_after_producers(g, accumulations_start);
   g.inputs.insert(g.inputs.end(), buffers.begin(), buffers.end());
   g.inputs.push_back(reset);
   ONYX_RETURN_IF_ERROR(optimizer::sort_topologically(g));

@@ -240,6 +240,22 @@ def test_a_gpt2_like_decoder_trains_as_in_pytorch(tmp_path):
     ours, theirs = train_side_by_side(net, module, optimizer, adamw(net, 5e-3), lambda step: batches[step % 3])
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
     assert np.mean(ours[-3:]) < 0.5 * np.mean(ours[:3]), "the loss falls"
+    # Memory shape of the training graph. The tied table's two gradients (the output
+    # projection's and the embedding's scattered rows) make one tensor: the rows are added
+    # into the other gradient, with no dense table of their own and no Sum of the two.
+    nodes = list(onnx.load(str(tmp_path / "out" / "training_model.onnx")).graph.node)
+    producer = {o: n for n in nodes for o in n.output}
+    for n in nodes:
+        if n.op_type == "Sum":
+            assert all(producer[i].op_type != "GatherGrad" for i in n.input if i in producer), n.name
+    assert sum(n.op_type == "GatherGrad" and len(n.input) == 5 for n in nodes) == 2  # wte and wpe
+    # Each gradient accumulates right where it is made (after its producer, only other
+    # accumulations between), so its temporary dies there.
+    position = {id(n): i for i, n in enumerate(nodes)}
+    for n in nodes:
+        if n.op_type == "GradAccumulate":
+            between = nodes[position[id(producer[n.input[1]])] + 1:position[id(n)]]
+            assert all(b.op_type == "GradAccumulate" for b in between), n.name
 
 
 def test_onnxruntime_call_forms(tmp_path):
