@@ -9,6 +9,7 @@
 #include "onnx/writer.h"
 #include "training/artifacts.h"
 #include "training/module.h"
+#include "training/module_graphs.h"
 #include "training/training_graph.h"
 
 namespace onyx::python {
@@ -261,6 +262,48 @@ void register_training(py::module_& m) {
       py::arg("model"), py::arg("requires_grad"), py::arg("frozen"), py::arg("loss"),
       py::arg("additional_outputs") = std::vector<std::string>{},
       "(training model bytes, eval model bytes, parameter names) from a forward model ending in a scalar loss.");
+  m.def(
+      "_make_module_graphs",
+      [](py::bytes model, std::vector<std::string> inputs_requiring_grad, std::vector<std::string> trainable,
+         std::vector<std::string> frozen) {
+        const std::string bytes = model;
+        Result<training::ModuleGraphs> made = Status(StatusCode::kInternal, "not built");
+        Result<std::string> forward = Status(StatusCode::kInternal, "not built"), backward = forward;
+        {
+          py::gil_scoped_release release;
+          auto exported = onnx_format::load_model_bytes(bytes.data(), bytes.size(), "");
+          if (!exported.ok()) {
+            made = exported.take_status();
+          } else {
+            made = training::make_module_graphs(*exported, training::ModuleGraphSpec{std::move(inputs_requiring_grad),
+                                                                                     std::move(trainable),
+                                                                                     std::move(frozen)});
+          }
+          if (made.ok()) {
+            forward = onnx_format::serialize_model(made->forward);
+            backward = onnx_format::serialize_model(made->backward);
+          }
+        }
+        if (!made.ok()) raise_status(made.status(), Phase::kLoad);
+        if (!forward.ok()) raise_status(forward.status(), Phase::kLoad);
+        if (!backward.ok()) raise_status(backward.status(), Phase::kLoad);
+        py::dict out;
+        out["forward"] = py::bytes(*forward);
+        out["backward"] = py::bytes(*backward);
+        out["forward_inputs"] = made->forward_inputs;
+        out["inputs_requiring_grad"] = made->inputs_requiring_grad;
+        out["trainable"] = made->trainable;
+        out["frozen"] = made->frozen;
+        out["running_statistics"] = made->running_statistics;
+        out["outputs"] = made->outputs;
+        out["stashed"] = made->stashed;
+        out["backward_forward_inputs"] = made->backward_forward_inputs;
+        out["output_grads"] = made->output_grads;
+        out["gradients"] = made->gradients;
+        return out;
+      },
+      py::arg("model"), py::arg("inputs_requiring_grad"), py::arg("trainable"), py::arg("frozen"),
+      "ORTModule's forward and backward graphs (training/module_graphs.h) and their interface.");
 }
 
 }  // namespace onyx::python

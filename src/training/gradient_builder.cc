@@ -269,6 +269,10 @@ Result<std::vector<std::string>> build_gradients(ir::Graph& graph, const std::ma
   for (const auto& x : request.xs)
     if (!known.count(x)) return not_found("gradient: the graph has no value '", x, "' to differentiate with respect to");
   if (!known.count(request.y)) return not_found("gradient: the graph has no value '", request.y, "' to differentiate");
+  for (const auto& [y, seed] : request.more_ys) {
+    if (!known.count(y)) return not_found("gradient: the graph has no value '", y, "' to differentiate");
+    if (!known.count(seed)) return not_found("gradient: the graph has no value '", seed, "' to seed '", y, "' with");
+  }
 
   // Values that depend on an x, and nodes on a path from an x to y.
   std::set<std::string> depends(request.xs.begin(), request.xs.end());
@@ -283,6 +287,7 @@ Result<std::vector<std::string>> build_gradients(ir::Graph& graph, const std::ma
       depends.insert(n.outputs.begin(), n.outputs.end());
   }
   std::set<std::string> needed = {request.y};
+  for (const auto& more : request.more_ys) needed.insert(more.first);
   std::vector<bool> on_path(graph.nodes.size(), false);
   for (size_t i = graph.nodes.size(); i-- > 0;) {
     const ir::Node& n = graph.nodes[i];
@@ -297,13 +302,16 @@ Result<std::vector<std::string>> build_gradients(ir::Graph& graph, const std::ma
     on_path[i] = reads_x;
   }
 
-  // The chain of nodes from y back to node i, for messages.
+  // The chain of nodes from a y back to node i, for messages.
+  std::set<std::string> ys = {request.y};
+  for (const auto& more : request.more_ys) ys.insert(more.first);
   auto path_from_y = [&](size_t i) {
     std::string path = graph.nodes[i].label();
     size_t at = i;
     for (int steps = 0; steps < 64; ++steps) {
       const ir::Node& n = graph.nodes[at];
-      if (std::find(n.outputs.begin(), n.outputs.end(), request.y) != n.outputs.end()) break;
+      if (std::any_of(n.outputs.begin(), n.outputs.end(), [&](const std::string& o) { return ys.count(o) > 0; }))
+        break;
       bool moved = false;
       for (const auto& o : n.outputs) {
         for (size_t r : readers[o])
@@ -317,7 +325,9 @@ Result<std::vector<std::string>> build_gradients(ir::Graph& graph, const std::ma
       if (!moved) break;
       path = graph.nodes[at].label() + " <- " + path;
     }
-    return "'" + request.y + "' <- " + path;
+    const ir::Node& end = graph.nodes[at];
+    auto y = std::find_if(end.outputs.begin(), end.outputs.end(), [&](const std::string& o) { return ys.count(o) > 0; });
+    return "'" + (y != end.outputs.end() ? *y : request.y) + "' <- " + path;
   };
 
   std::unordered_map<std::string, std::vector<std::string>> contributions;
@@ -342,6 +352,7 @@ Result<std::vector<std::string>> build_gradients(ir::Graph& graph, const std::ma
   } else {
     contributions[request.y].push_back(request.seed);
   }
+  for (const auto& [y, seed] : request.more_ys) contributions[y].push_back(seed);
 
   const GradientRegistry& rules = GradientRegistry::global();
   for (size_t i = graph.nodes.size(); i-- > 0;) {

@@ -76,6 +76,58 @@ Status to_inference_mode(ir::Model& m) {
   return Status::Ok();
 }
 
+// The GatherGrad node that makes `grad` when nothing else reads it (an embedding's gradient
+// that the accumulation can fold into); null otherwise.
+ir::Node* sole_gather_grad_producer(ir::Graph& g, const std::string& grad) {
+  ir::Node* producer = nullptr;
+  for (ir::Node& n : g.nodes) {
+    if (std::find(n.inputs.begin(), n.inputs.end(), grad) != n.inputs.end()) return nullptr;
+    for (const std::string& o : n.outputs)
+      if (o == grad) producer = &n;
+  }
+  for (const ir::ValueInfo& o : g.outputs)
+    if (o.name == grad) return nullptr;
+  if (!producer || producer->op_type != "GatherGrad" || producer->domain != "ai.onyx.training" ||
+      producer->inputs.size() != 3)
+    return nullptr;
+  return producer;
+}
+
+}  // namespace
+
+namespace {
+
+// Moves graph.nodes[first..] each to just after the last node producing one of its inputs
+// (keeping their order among themselves). Runs follow the file's order among ready nodes, so
+// a gradient's accumulation then runs as soon as the gradient exists and its temporary is
+// released there, instead of every parameter's gradient living until the end of the pass.
+void place_after_producers(ir::Graph& g, size_t first) {
+  std::unordered_map<std::string, size_t> producer;  // value -> index of its producer below `first`
+  for (size_t i = 0; i < first; ++i)
+    for (const std::string& o : g.nodes[i].outputs) producer[o] = i;
+  std::unordered_map<std::string, std::ptrdiff_t> moved_anchor;  // value made by a moved node -> its anchor
+  std::vector<std::vector<ir::Node>> after(first + 1);              // after[a + 1]: placed after node a
+  for (size_t m = first; m < g.nodes.size(); ++m) {
+    std::ptrdiff_t anchor = -1;
+    for (const std::string& in : g.nodes[m].inputs) {
+      if (auto it = producer.find(in); it != producer.end()) anchor = std::max(anchor, std::ptrdiff_t(it->second));
+      if (auto it = moved_anchor.find(in); it != moved_anchor.end()) anchor = std::max(anchor, it->second);
+    }
+    for (const std::string& o : g.nodes[m].outputs) moved_anchor[o] = anchor;
+    after[size_t(anchor + 1)].push_back(std::move(g.nodes[m]));
+  }
+  std::vector<ir::Node> placed;
+  placed.reserve(g.nodes.size());
+  for (ir::Node& n : after[0]) placed.push_back(std::move(n));
+  for (size_t i = 0; i < first; ++i) {
+    placed.push_back(std::move(g.nodes[i]));
+    for (ir::Node& n : after[i + 1]) placed.push_back(std::move(n));
+  }
+  g.nodes = std::move(placed);
+}
+
+}  // namespace
+
 // Simplifies a model whose parameters are graph inputs (so nothing folds them away) before
 // the gradients are built: the simplify phase (constant folding, Constant to initializer,
 // shape folding, dead nodes, Identity, Casts) makes the shapes of exported shape arithmetic
@@ -105,23 +157,6 @@ void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, b
   fold_transposes_into_products(work, /*fold_biases=*/onyx_ops);
   work.graph.outputs.resize(outputs);
   m = std::move(work);
-}
-
-// The GatherGrad node that makes `grad` when nothing else reads it (an embedding's gradient
-// that the accumulation can fold into); null otherwise.
-ir::Node* sole_gather_grad_producer(ir::Graph& g, const std::string& grad) {
-  ir::Node* producer = nullptr;
-  for (ir::Node& n : g.nodes) {
-    if (std::find(n.inputs.begin(), n.inputs.end(), grad) != n.inputs.end()) return nullptr;
-    for (const std::string& o : n.outputs)
-      if (o == grad) producer = &n;
-  }
-  for (const ir::ValueInfo& o : g.outputs)
-    if (o.name == grad) return nullptr;
-  if (!producer || producer->op_type != "GatherGrad" || producer->domain != "ai.onyx.training" ||
-      producer->inputs.size() != 3)
-    return nullptr;
-  return producer;
 }
 
 // Sum(a, GatherGrad(dY, indices, data)) -> GatherGrad(dY, indices, data, a, false): an
@@ -168,40 +203,6 @@ void fold_gather_grads_into_sums(ir::Graph& g) {
   }
 }
 
-}  // namespace
-
-namespace {
-
-// Moves graph.nodes[first..] each to just after the last node producing one of its inputs
-// (keeping their order among themselves). Runs follow the file's order among ready nodes, so
-// a gradient's accumulation then runs as soon as the gradient exists and its temporary is
-// released there, instead of every parameter's gradient living until the end of the pass.
-void place_after_producers(ir::Graph& g, size_t first) {
-  std::unordered_map<std::string, size_t> producer;  // value -> index of its producer below `first`
-  for (size_t i = 0; i < first; ++i)
-    for (const std::string& o : g.nodes[i].outputs) producer[o] = i;
-  std::unordered_map<std::string, std::ptrdiff_t> moved_anchor;  // value made by a moved node -> its anchor
-  std::vector<std::vector<ir::Node>> after(first + 1);              // after[a + 1]: placed after node a
-  for (size_t m = first; m < g.nodes.size(); ++m) {
-    std::ptrdiff_t anchor = -1;
-    for (const std::string& in : g.nodes[m].inputs) {
-      if (auto it = producer.find(in); it != producer.end()) anchor = std::max(anchor, std::ptrdiff_t(it->second));
-      if (auto it = moved_anchor.find(in); it != moved_anchor.end()) anchor = std::max(anchor, it->second);
-    }
-    for (const std::string& o : g.nodes[m].outputs) moved_anchor[o] = anchor;
-    after[size_t(anchor + 1)].push_back(std::move(g.nodes[m]));
-  }
-  std::vector<ir::Node> placed;
-  placed.reserve(g.nodes.size());
-  for (ir::Node& n : after[0]) placed.push_back(std::move(n));
-  for (size_t i = 0; i < first; ++i) {
-    placed.push_back(std::move(g.nodes[i]));
-    for (ir::Node& n : after[i + 1]) placed.push_back(std::move(n));
-  }
-  g.nodes = std::move(placed);
-}
-
-}  // namespace
 
 Result<TrainingModels> make_training_models(const ir::Model& forward, const TrainingSpec& spec) {
   const ir::Graph& fg = forward.graph;

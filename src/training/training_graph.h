@@ -43,4 +43,12 @@ struct TrainingModels {
 // not have; NOT_IMPLEMENTED (naming op, node and path) for an op on the path with no rule.
 Result<TrainingModels> make_training_models(const ir::Model& forward, const TrainingSpec& spec);
 
+// Shared with module_graphs (ORTModule's graphs), see training_graph.cc:
+// the simplify phase, GELU fusion and transpose folding over a model whose parameters are
+// graph inputs (`keep`: values to keep alive; `onyx_ops`: onyx's own ops allowed); left as
+// it was when anything fails.
+void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, bool onyx_ops);
+// Sum(a, GatherGrad(dY, indices, data)) -> GatherGrad(dY, indices, data, a, false).
+void fold_gather_grads_into_sums(ir::Graph& g);
+
 }  // namespace onyx::training

@@ -1,0 +1,153 @@
+"""onyx.training.ortmodule: ORTModule, onnxruntime's one-line wrapper that runs a
+torch.nn.Module's forward and backward passes in onyx while the training loop stays PyTorch's.
+
+    from onyx.training.ortmodule import ORTModule
+    model = ORTModule(model)          # then train as before: optimizer, scheduler, clipping
+
+The first call exports the module (torch.onnx.export, training mode), builds its gradient
+graph with onyx's gradient builder and splits it into a forward and a backward graph
+(src/training/module_graphs.h). The forward graph runs inside a torch.autograd.Function; its
+backward() feeds the output gradients to the backward graph and hands the gradients of the
+inputs and parameters back to torch, which accumulates them into `.grad` as usual. Parameters
+are read from the module at every call and tensors cross between torch and onyx through
+DLPack, without copies. When the graphs must be rebuilt is _graph_transitions' business."""
+import torch
+
+from onyx.training.ortmodule import _io
+from onyx.training.ortmodule._graph_transitions import (GraphTransitionManager, ORTModuleExportError,  # noqa: F401
+                                                        State)
+
+__all__ = ["ORTModule", "DebugOptions", "ORTModuleExportError", "LogLevel"]
+
+
+class LogLevel:
+    """onnxruntime's names; onyx logs re-exports on the "onyx.ortmodule" logger at INFO."""
+    VERBOSE, INFO, WARNING, ERROR, FATAL = range(5)
+
+
+class DebugOptions:
+    """save_onnx: write the exported, forward and backward graphs of each export as
+    <save_path>/<onnx_prefix>_<n>_{exported,forward,backward}.onnx."""
+
+    def __init__(self, log_level=LogLevel.WARNING, save_onnx=False, onnx_prefix="", save_path=None):
+        if save_onnx and not onnx_prefix:
+            raise ValueError("DebugOptions: save_onnx needs an onnx_prefix")
+        self.log_level = log_level
+        self.save_onnx = save_onnx
+        self.onnx_prefix = onnx_prefix
+        self.save_path = save_path
+
+
+def _to_onyx(t):
+    from onyx import OrtValue
+
+    t = t.detach()
+    if not t.is_contiguous():
+        t = t.contiguous()
+    return OrtValue.from_dlpack(t, is_bool_tensor=t.dtype == torch.bool)
+
+
+def _to_torch(v):
+    return torch.utils.dlpack.from_dlpack(v.to_dlpack())
+
+
+class _RunInOnyx(torch.autograd.Function):
+    """forward(graphs, n_inputs, *inputs, *parameters): the module's flat outputs."""
+
+    @staticmethod
+    def forward(ctx, graphs, n_inputs, *tensors):
+        feeds = {name: _to_onyx(t) for name, t in zip(graphs.feed_names, tensors)}
+        results = graphs.forward.run_with_ort_values(None, feeds)
+        n_out, n_stats = len(graphs.outputs), len(graphs.running_statistics)
+        outputs = [_to_torch(v) for v in results[:n_out]]
+        with torch.no_grad():  # training-mode BatchNormalization's running statistics, as torch keeps them
+            for name, v in zip(graphs.running_statistics, results[n_out:n_out + n_stats]):
+                graphs.buffer_of[name].copy_(_to_torch(v))
+        ctx.graphs = graphs
+        ctx.stashed = results[n_out + n_stats:]
+        ctx.fed = {name: feeds[name] for name in graphs.backward_forward_inputs}
+        ctx.output_shapes = [(o.shape, o.dtype) for o in outputs]
+        ctx.n_tensors = len(tensors)
+        ctx.mark_non_differentiable(*[o for o, g in zip(outputs, graphs.output_grads) if not g])
+        return tuple(outputs)
+
+    @staticmethod
+    def backward(ctx, *grad_outputs):
+        graphs = ctx.graphs
+        if graphs.backward is None:
+            return (None, None) + (None,) * ctx.n_tensors
+        feeds = dict(zip(graphs.stashed, ctx.stashed))
+        feeds.update(ctx.fed)
+        for name, g, (shape, dtype) in zip(graphs.output_grads, grad_outputs, ctx.output_shapes):
+            if name:
+                feeds[name] = _to_onyx(g if g is not None else torch.zeros(shape, dtype=dtype))
+        results = graphs.backward.run_with_ort_values(None, feeds)
+        ctx.stashed = ctx.fed = None  # the activations go now, not when the graph is freed
+        grads = [None] * ctx.n_tensors
+        for x, v in zip(graphs.inputs_requiring_grad + graphs.trainable, results):
+            grads[graphs.position[x]] = _to_torch(v)
+        return (None, None) + tuple(grads)
+
+
+class ORTModule(torch.nn.Module):
+    """Wraps `module`: calling it runs the module's forward (and, through autograd, its
+    backward) in onyx. Attributes and state_dict are the module's."""
+
+    def __init__(self, module, debug_options=None):
+        super().__init__()
+        if isinstance(module, ORTModule):
+            raise TypeError("ORTModule: the module is an ORTModule already")
+        self._original_module = module
+        self._transitions = GraphTransitionManager(module, debug_options)
+
+    @property
+    def module(self):
+        return self._original_module
+
+    @property
+    def export_count(self):
+        """How many times the module has been exported (each with a reason in export_reasons)."""
+        return self._transitions.exports
+
+    @property
+    def export_reasons(self):
+        return list(self._transitions.reasons)
+
+    def forward(self, *args, **kwargs):
+        schema, inputs = _io.flatten((args, kwargs))
+        graphs = self._transitions.graphs_for(schema, inputs)
+        _prepare(graphs, len(inputs))
+        tensors = [inputs[graphs.input_index[n]] for n in graphs.forward_inputs[:graphs.n_module_inputs]]
+        tensors += [graphs.param_of[n] for n in graphs.trainable + graphs.frozen]
+        tensors += [graphs.buffer_of[n] for n in graphs.running_statistics]
+        outputs = _RunInOnyx.apply(graphs, len(inputs), *tensors)
+        return _io.unflatten(graphs.output_schema, outputs)
+
+    # The wrapped module's state, under its own names (as onnxruntime's ORTModule does).
+    def state_dict(self, *args, **kwargs):
+        return self._original_module.state_dict(*args, **kwargs)
+
+    def load_state_dict(self, *args, **kwargs):
+        return self._original_module.load_state_dict(*args, **kwargs)
+
+    def named_parameters(self, *args, **kwargs):
+        return self._original_module.named_parameters(*args, **kwargs)
+
+    def parameters(self, *args, **kwargs):
+        return self._original_module.parameters(*args, **kwargs)
+
+    def named_buffers(self, *args, **kwargs):
+        return self._original_module.named_buffers(*args, **kwargs)
+
+    def buffers(self, *args, **kwargs):
+        return self._original_module.buffers(*args, **kwargs)
+
+
+def _prepare(graphs, n_inputs):
+    """Per-Graphs lookups that forward() needs, made once."""
+    if getattr(graphs, "feed_names", None) is not None:
+        return
+    fed_inputs = [n for n in graphs.forward_inputs if n in graphs.input_index]
+    graphs.n_module_inputs = len(fed_inputs)
+    graphs.feed_names = fed_inputs + graphs.trainable + graphs.frozen + graphs.running_statistics
+    graphs.position = {name: i for i, name in enumerate(graphs.feed_names)}

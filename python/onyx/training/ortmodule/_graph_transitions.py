@@ -1,0 +1,209 @@
+"""ORTModule's graph transitions, in one component: a state machine that decides when the
+module must be exported again and turns an export into the graphs onyx runs.
+
+    re-export check -> export -> post-export check -> post-export processing -> graphs
+
+Re-export check: the module is exported again when the input schema changes (number, types,
+ranks, requires_grad and nesting of the inputs, constants among them), when a parameter's
+requires_grad changes, when the module's parameters are replaced (another tensor object under
+a name, or names added or removed), and when train/eval or torch.no_grad switches (eval uses
+an inference graph without gradients; the graphs of the last few modes are kept, so switching
+back does not export again). Changes of dims alone never re-export: every dim is dynamic in the export.
+Each export logs its reason on the "onyx.ortmodule" logger and is counted (`exports`,
+`reasons`)."""
+import enum
+import io
+import logging
+import os
+
+import torch
+
+from onyx.training.ortmodule import _io
+
+LOG = logging.getLogger("onyx.ortmodule")
+
+
+class State(enum.Enum):
+    REEXPORT_CHECK = "re-export check"
+    EXPORT = "export"
+    POST_EXPORT_CHECK = "post-export check"
+    POST_EXPORT_PROCESSING = "post-export processing"
+    READY = "ready"
+
+
+class ORTModuleExportError(RuntimeError):
+    """The module could not be exported (the exporter's message, naming the module)."""
+
+
+class _FlatModule(torch.nn.Module):
+    """The wrapped module with flat tensor inputs and outputs, as the exporter needs it."""
+
+    def __init__(self, module, schema):
+        super().__init__()
+        self.module = module
+        self.schema = schema
+        self.output_schema = None
+
+    def forward(self, *tensors):
+        args, kwargs = _io.unflatten(self.schema, tensors)
+        out = self.module(*args, **kwargs)
+        self.output_schema, flat = _io.flatten(out)
+        return tuple(flat)
+
+
+class Graphs:
+    """What one export became: the sessions and the names that connect them to torch."""
+
+    def __init__(self, made, output_schema, input_names, param_of, buffer_of, session_options):
+        import onyx
+
+        self.output_schema = output_schema
+        self.forward_inputs = list(made["forward_inputs"])
+        self.input_index = {name: i for i, name in enumerate(input_names)}  # export input name -> flat index
+        self.trainable = list(made["trainable"])
+        self.frozen = list(made["frozen"])
+        self.running_statistics = list(made["running_statistics"])
+        self.outputs = list(made["outputs"])
+        self.stashed = list(made["stashed"])
+        self.backward_forward_inputs = list(made["backward_forward_inputs"])
+        self.output_grads = list(made["output_grads"])
+        self.gradients = list(made["gradients"])
+        self.inputs_requiring_grad = list(made["inputs_requiring_grad"])
+        self.param_of = param_of
+        self.buffer_of = buffer_of
+        providers = ["CPUExecutionProvider"]
+        self.forward = onyx.InferenceSession(made["forward"], session_options, providers=providers)
+        self.backward = (onyx.InferenceSession(made["backward"], session_options, providers=providers)
+                         if self.gradients else None)
+
+
+class GraphTransitionManager:
+    def __init__(self, module, debug_options=None):
+        self.module = module
+        self.debug = debug_options
+        self.state = State.REEXPORT_CHECK
+        self.exports = 0
+        self.reasons = []
+        self._key = None
+        self._graphs = None
+        self._cache = {}  # key -> Graphs, the last few modes (train, eval, no_grad) kept
+
+    # -- re-export check ----------------------------------------------------------------
+    def _parameter_key(self):
+        return tuple((name, id(p), bool(p.requires_grad)) for name, p in self.module.named_parameters())
+
+    def _reexport_reason(self, schema):
+        key = (schema, self._parameter_key(), bool(self.module.training), torch.is_grad_enabled())
+        if self._key is None:
+            return key, "first call"
+        old_schema, old_params, old_training, old_grad = self._key
+        if old_training != key[2]:
+            return key, "the module switched to " + ("training" if key[2] else "eval") + " mode"
+        if old_grad != key[3]:
+            return key, "gradients were switched " + ("on" if key[3] else "off (torch.no_grad)")
+        if old_schema != schema:
+            return key, _io.describe_change(old_schema, schema)
+        if old_params != key[1]:
+            old = {n: (i, g) for n, i, g in old_params}
+            new = {n: (i, g) for n, i, g in key[1]}
+            if set(old) != set(new):
+                return key, "parameters were added or removed"
+            for n in new:
+                if old[n][1] != new[n][1]:
+                    return key, f"requires_grad of parameter '{n}' changed to {new[n][1]}"
+                if old[n][0] != new[n][0]:
+                    return key, f"parameter '{n}' was replaced"
+        return key, None
+
+    def graphs_for(self, schema, tensors):
+        """The graphs for this call, exporting again when the re-export check says so."""
+        self.state = State.REEXPORT_CHECK
+        key, reason = self._reexport_reason(schema)
+        if reason is None:
+            self.state = State.READY
+            return self._graphs
+        if key in self._cache:  # back to a mode seen before (train <-> eval, no_grad): no export
+            self._key, self._graphs = key, self._cache[key]
+            self.state = State.READY
+            return self._graphs
+        LOG.info("ORTModule: exporting %s (%s)", type(self.module).__name__, reason)
+        self.state = State.EXPORT
+        flat = _FlatModule(self.module, schema)
+        exported, input_names = self._export(flat, tensors)
+        self.state = State.POST_EXPORT_CHECK
+        self._check_export(exported)
+        self.state = State.POST_EXPORT_PROCESSING
+        graphs = self._process(flat, exported, input_names, tensors)
+        self.exports += 1
+        self.reasons.append(reason)
+        self._key, self._graphs = key, graphs
+        if len(self._cache) >= 4:
+            self._cache.pop(next(iter(self._cache)))
+        self._cache[key] = graphs
+        self.state = State.READY
+        return graphs
+
+    # -- export -------------------------------------------------------------------------
+    def _export(self, flat, tensors):
+        input_names = [f"input_{i}" for i in range(len(tensors))]
+        dynamic = {name: {d: f"{name}_dim{d}" for d in range(t.dim())} for name, t in zip(input_names, tensors)}
+        mode = torch.onnx.TrainingMode.TRAINING if self.module.training else torch.onnx.TrainingMode.EVAL
+        f = io.BytesIO()
+        try:
+            torch.onnx.export(flat, tuple(t.detach() for t in tensors), f, input_names=input_names,
+                              dynamic_axes=dynamic, opset_version=17, training=mode, do_constant_folding=False,
+                              export_params=True, keep_initializers_as_inputs=False)
+        except Exception as e:  # noqa: BLE001 - reported with the module's name
+            name = type(self.module).__name__
+            text = str(e)
+            if "Python operator" in text or "PythonOp" in text or "autograd.Function" in text:
+                raise ORTModuleExportError(
+                    f"ORTModule cannot export {name}: it calls a custom torch.autograd.Function, which onyx cannot "
+                    f"run (the exporter said: {text})") from e
+            raise ORTModuleExportError(f"ORTModule cannot export {name}: {text}") from e
+        if flat.output_schema is None:
+            raise ORTModuleExportError(f"ORTModule cannot export {type(self.module).__name__}: it was never called")
+        if self.debug is not None and self.debug.save_onnx:
+            self._save("exported", f.getvalue())
+        return f.getvalue(), input_names
+
+    # -- post-export check --------------------------------------------------------------
+    def _check_export(self, exported):
+        # A custom autograd.Function that the exporter let through as a PythonOp (an
+        # operator_export_type that keeps them) has no onyx kernel: say so now, not at run.
+        if b"PythonOp" in exported:
+            import onnx
+
+            model = onnx.load_from_string(exported)
+            ops = sorted({n.op_type for n in model.graph.node if n.op_type == "PythonOp" or n.domain == "prim"})
+            if ops:
+                raise ORTModuleExportError(f"ORTModule cannot run {type(self.module).__name__}: its export holds "
+                                           f"{', '.join(ops)} (a custom torch.autograd.Function)")
+
+    # -- post-export processing: the model info handed to the gradient builder ----------------
+    def _process(self, flat, exported, input_names, tensors):
+        import onyx
+        from onyx import _onyx
+
+        params = dict(flat.named_parameters())
+        buffers = dict(flat.named_buffers())
+        training = self.module.training and torch.is_grad_enabled()
+        trainable = [n for n, p in params.items() if p.requires_grad] if training else []
+        frozen = [n for n in params if n not in trainable]
+        needs_grad = [name for name, t in zip(input_names, tensors)
+                      if training and t.requires_grad and t.is_floating_point()]
+        made = _onyx._make_module_graphs(exported, needs_grad, trainable, frozen)
+        if self.debug is not None and self.debug.save_onnx:
+            self._save("forward", made["forward"])
+            self._save("backward", made["backward"])
+        so = onyx.SessionOptions()
+        so.intra_op_num_threads = torch.get_num_threads()
+        so.add_session_config_entry("session.set_denormal_as_zero", "1")
+        return Graphs(made, flat.output_schema, input_names, params, buffers, so)
+
+    def _save(self, what, data):
+        prefix = self.debug.onnx_prefix or type(self.module).__name__
+        path = os.path.join(self.debug.save_path or ".", f"{prefix}_{self.exports}_{what}.onnx")
+        with open(path, "wb") as f:
+            f.write(data)
+        LOG.info("ORTModule: saved %s", path)
