@@ -1,6 +1,7 @@
 #include "training/module_graphs.h"
 
 #include <algorithm>
+#include <optional>
 #include <set>
 #include <unordered_map>
 
@@ -49,6 +50,59 @@ std::map<std::string, Tensor> initializers_read(const std::vector<ir::Node>& nod
     for (const std::string& v : optimizer::node_reads(n))
       if (auto it = all.initializers.find(v); it != all.initializers.end()) out.emplace(v, it->second);
   return out;
+}
+
+// PyTorch updates a running variance with the unbiased variance of the batch, ONNX's
+// BatchNormalization with the biased one. From the node's update
+//   new = m old + (1 - m) var_biased
+// this writes `updated` = m old + (new - m old) n / (n - 1) = m old + (1 - m) var_unbiased,
+// with n = the elements per channel (size of X / size of scale) and m the node's momentum.
+Status unbiased_variance_update(ir::Graph& g, const ir::Node& bn, const std::string& old, const std::string& updated) {
+  auto stat = g.inputs.end();
+  for (auto it = g.inputs.begin(); it != g.inputs.end(); ++it)
+    if (it->name == old) stat = it;
+  if (stat == g.inputs.end()) return invalid_argument("ORTModule: running statistic '", old, "' is not fed");
+  const DataType dtype = stat->type.elem_type;
+  const ir::Attribute* ma = bn.attribute("momentum");
+  const double momentum = ma ? ma->f : 0.9;
+  const std::string base = updated + "/unbiased";
+  auto scalar = [&](const std::string& name, double v) -> Status {
+    Tensor t(dtype, Shape{});
+    if (dtype == DataType::kFloat) {
+      *t.data<float>() = float(v);
+    } else if (dtype == DataType::kDouble) {
+      *t.data<double>() = v;
+    } else {
+      return not_implemented("ORTModule: a ", data_type_name(dtype), " running variance");
+    }
+    g.initializers.emplace(name, std::move(t));
+    return Status::Ok();
+  };
+  ONYX_RETURN_IF_ERROR(scalar(base + "/momentum", momentum));
+  ONYX_RETURN_IF_ERROR(scalar(base + "/one", 1.0));
+  auto add = [&](const std::string& op, std::vector<std::string> inputs, const std::string& output,
+                 std::map<std::string, ir::Attribute> attributes = {}) {
+    ir::Node n;
+    n.op_type = op;
+    n.name = output + "/" + op;
+    n.inputs = std::move(inputs);
+    n.outputs = {output};
+    n.attributes = std::move(attributes);
+    g.nodes.push_back(std::move(n));
+    return output;
+  };
+  ir::Attribute to;
+  to.name = "to";
+  to.type = ir::Attribute::Type::kInt;
+  to.i = int64_t(dtype);
+  const std::string x_size = add("Cast", {add("Size", {bn.inputs[0]}, base + "/x_size64")}, base + "/x_size", {{"to", to}});
+  const std::string c_size = add("Cast", {add("Size", {bn.inputs[1]}, base + "/c_size64")}, base + "/c_size", {{"to", to}});
+  const std::string n = add("Div", {x_size, c_size}, base + "/n");
+  const std::string factor = add("Div", {n, add("Sub", {n, base + "/one"}, base + "/n_minus_1")}, base + "/factor");
+  const std::string kept = add("Mul", {old, base + "/momentum"}, base + "/kept");
+  const std::string fresh = add("Mul", {add("Sub", {bn.outputs[2], kept}, base + "/fresh_biased"), factor}, base + "/fresh");
+  add("Add", {kept, fresh}, updated);
+  return Status::Ok();
 }
 
 }  // namespace
@@ -105,7 +159,16 @@ Result<ModuleGraphs> make_module_graphs(const ir::Model& exported, const ModuleG
   simplify_for_training(m, updates, /*onyx_ops=*/true);
   m.opsets.emplace("ai.onyx.training", 1);  // gradient rules may emit onyx's training ops
   m.opsets.emplace("com.microsoft", 1);     // and contrib ops (FusedMatMul)
-  for (const auto& [stat, update] : running) g.nodes.push_back(identity(update, stat + ".updated"));
+  for (const auto& [stat, update] : running) {
+    std::optional<ir::Node> bn;  // a copy: the update appends to g.nodes
+    for (const ir::Node& n : g.nodes)
+      if (n.op_type == "BatchNormalization" && n.outputs.size() > 2 && n.outputs[2] == update) bn = n;
+    if (bn) {
+      ONYX_RETURN_IF_ERROR(unbiased_variance_update(g, *bn, stat, stat + ".updated"));
+    } else {
+      g.nodes.push_back(identity(update, stat + ".updated"));
+    }
+  }
 
   // The gradients: one seed input per floating output.
   std::vector<std::string> xs = out.inputs_requiring_grad;

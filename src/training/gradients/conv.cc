@@ -1,6 +1,8 @@
-// Conv (N-D, static spatial sizes; explicit pads or auto_pad NOTSET):
+// Conv (N-D, W's spatial sizes static; explicit pads or auto_pad NOTSET):
 //   dX = ConvTranspose(dY, W) with the forward strides, dilations, pads and group, and the
-//        output_padding that gives back X's spatial size;
+//        output_padding that gives back X's spatial size; where X's or Y's spatial sizes are
+//        known only at run time (ORTModule's dynamic dims), without output_padding and then
+//        padded at the end with zeros to X's shape (the positions no window reads);
 //   dW = ConvWeightGrad(X, dY) (onyx's kernel, ai.onyx.training: im2col and GEMM, any group);
 //   dB = dY summed over every dim but the channels.
 #include "training/gradient_rule.h"
@@ -24,12 +26,16 @@ Status conv_gradient(GradientContext& ctx) {
     return not_implemented("Conv's gradient needs the ranks of X, W and Y known statically");
   const size_t sp = xs.dims.size() - 2;
   std::vector<int64_t> x_sp, k_sp, y_sp;
+  bool static_sizes = true;
   for (size_t i = 0; i < sp; ++i) {
-    if (!xs.dims[2 + i].value || !ws.dims[2 + i].value || !ys.dims[2 + i].value)
-      return not_implemented("Conv's gradient needs the spatial sizes of X, W and Y known statically");
-    x_sp.push_back(*xs.dims[2 + i].value);
+    if (ws.dims.size() != xs.dims.size() || !ws.dims[2 + i].value)
+      return not_implemented("Conv's gradient needs the kernel's spatial sizes known statically");
     k_sp.push_back(*ws.dims[2 + i].value);
-    y_sp.push_back(*ys.dims[2 + i].value);
+    static_sizes = static_sizes && ys.dims.size() == xs.dims.size() && xs.dims[2 + i].value && ys.dims[2 + i].value;
+    if (static_sizes) {
+      x_sp.push_back(*xs.dims[2 + i].value);
+      y_sp.push_back(*ys.dims[2 + i].value);
+    }
   }
   if (const ir::Attribute* ap = ctx.node.attribute("auto_pad"); ap && ap->s != "NOTSET" && !ap->s.empty())
     return not_implemented("Conv's gradient with auto_pad ", ap->s, " (export with explicit pads)");
@@ -41,7 +47,17 @@ Status conv_gradient(GradientContext& ctx) {
   if (strides.size() != sp || dilations.size() != sp || pads.size() != 2 * sp)
     return invalid_argument("Conv attributes of the wrong length");
   using A = GradientEmitter;
-  if (ctx.needs_grad[0]) {
+  if (ctx.needs_grad[0] && !static_sizes) {
+    const std::string raw = e.op("ConvTranspose", {dy, ctx.input(1)},
+                                 {{"strides", A::ints_attr("strides", strides)},
+                                  {"dilations", A::ints_attr("dilations", dilations)},
+                                  {"pads", A::ints_attr("pads", pads)}, {"group", A::int_attr("group", group)}});
+    // pads = [0 (every begin), 0, 0, X's spatial sizes - raw's]
+    const std::string short_by = e.op("Sub", {e.op("Shape", {ctx.input(0)}), e.op("Shape", {raw})});
+    const std::string pads_input = e.op("Concat", {e.int64s(std::vector<int64_t>(sp + 2, 0)), short_by},
+                                        {{"axis", A::int_attr("axis", 0)}});
+    ctx.input_grads[0] = e.op("Pad", {raw, pads_input});
+  } else if (ctx.needs_grad[0]) {
     std::vector<int64_t> out_pad(sp);
     for (size_t i = 0; i < sp; ++i) {
       out_pad[i] = x_sp[i] - (strides[i] * (y_sp[i] - 1) + (k_sp[i] - 1) * dilations[i] + 1 - pads[i] - pads[sp + i]);

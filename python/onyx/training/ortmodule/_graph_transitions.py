@@ -109,10 +109,10 @@ class GraphTransitionManager:
             if set(old) != set(new):
                 return key, "parameters were added or removed"
             for n in new:
-                if old[n][1] != new[n][1]:
-                    return key, f"requires_grad of parameter '{n}' changed to {new[n][1]}"
                 if old[n][0] != new[n][0]:
                     return key, f"parameter '{n}' was replaced"
+                if old[n][1] != new[n][1]:
+                    return key, f"requires_grad of parameter '{n}' changed to {new[n][1]}"
         return key, None
 
     def graphs_for(self, schema, tensors):
@@ -144,8 +144,49 @@ class GraphTransitionManager:
         return graphs
 
     # -- export -------------------------------------------------------------------------
+    def _custom_functions(self, flat, tensors):
+        """Names of the custom torch.autograd.Functions a training forward goes through: the
+        exporter inlines their forward and would drop their own backward (a straight-through
+        estimator, say), so onyx refuses them rather than train with another gradient."""
+        found = set()
+        try:
+            with torch.enable_grad():
+                outputs = flat(*[t.detach().requires_grad_(t.requires_grad) for t in tensors])
+        except Exception as e:  # noqa: BLE001 - reported with the module's name
+            raise ORTModuleExportError(f"ORTModule cannot export {type(self.module).__name__}: {e}") from e
+        stack = [o.grad_fn for o in outputs if isinstance(o, torch.Tensor) and o.grad_fn is not None]
+        seen = set()
+        while stack:
+            fn = stack.pop()
+            if fn is None or id(fn) in seen:
+                continue
+            seen.add(id(fn))
+            if isinstance(fn, torch.autograd.function.BackwardCFunction):
+                found.add(type(fn).__name__.removesuffix("Backward"))
+            stack.extend(next_fn for next_fn, _ in fn.next_functions)
+        return sorted(found)
+
     def _export(self, flat, tensors):
         input_names = [f"input_{i}" for i in range(len(tensors))]
+        # Running the module (the check below, and the exporter's trace) updates its buffers as
+        # a training step would (batch norm's statistics): they are put back afterwards.
+        saved = {name: b.detach().clone() for name, b in flat.named_buffers()}
+        try:
+            if self.module.training:
+                custom = self._custom_functions(flat, tensors)
+                if custom:
+                    raise ORTModuleExportError(
+                        f"ORTModule cannot run {type(self.module).__name__}: it calls the custom "
+                        f"torch.autograd.Function {', '.join(custom)}, whose own backward onyx cannot run (the export "
+                        f"would differentiate its forward instead)")
+            return self._export_traced(flat, tensors, input_names)
+        finally:
+            with torch.no_grad():
+                for name, b in flat.named_buffers():
+                    if name in saved:
+                        b.copy_(saved[name])
+
+    def _export_traced(self, flat, tensors, input_names):
         dynamic = {name: {d: f"{name}_dim{d}" for d in range(t.dim())} for name, t in zip(input_names, tensors)}
         mode = torch.onnx.TrainingMode.TRAINING if self.module.training else torch.onnx.TrainingMode.EVAL
         f = io.BytesIO()
