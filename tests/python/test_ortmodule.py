@@ -256,3 +256,44 @@ def test_errors_name_the_module():
 
     with pytest.raises(ORTModuleExportError, match="NotExportable"):
         ORTModule(NotExportable())(torch.randn(2, 3))
+
+
+def test_strided_convolutions_on_any_input_size_give_pytorchs_input_gradients():
+    theirs, ours, wrapped = twins(lambda: torch.nn.Sequential(torch.nn.Conv2d(2, 3, 3, stride=2, padding=1),
+                                                             torch.nn.ReLU(), torch.nn.Conv2d(3, 2, 2, stride=3)))
+    for size in (15, 16, 17, 20):  # sizes whose last rows no window of the second conv reads, too
+        x = torch.randn(2, 2, size, size + 1, requires_grad=True)
+        x2 = x.detach().clone().requires_grad_(True)
+        theirs(x).pow(2).sum().backward()
+        wrapped(x2).pow(2).sum().backward()
+        np.testing.assert_allclose(x2.grad.numpy(), x.grad.numpy(), rtol=1e-4, atol=1e-6)
+    assert wrapped.export_count == 1
+
+
+def test_distributed_data_parallel_equals_training_on_the_whole_batch(tmp_path):
+    import socket
+    import subprocess
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    worker = os.path.join(os.path.dirname(os.path.abspath(__file__)), "ortmodule_ddp_worker.py")
+    out = str(tmp_path / "ddp.npz")
+    env = dict(os.environ, MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port), WORLD_SIZE="2", OUT=out)
+    procs = [subprocess.Popen([sys.executable, worker], env=dict(env, RANK=str(r)), stdout=subprocess.PIPE,
+                              stderr=subprocess.STDOUT) for r in range(2)]
+    logs = [p.communicate(timeout=300)[0].decode(errors="replace") for p in procs]
+    assert all(p.returncode == 0 for p in procs), "\n".join(logs)
+    sys.path.insert(0, os.path.dirname(worker))
+    import ortmodule_ddp_worker as w
+
+    torch.manual_seed(0)
+    single = Mlp([10, 8, 3])
+    opt = torch.optim.AdamW(single.parameters(), lr=1e-2, eps=1e-6, weight_decay=0.0)
+    for x, y in w.batches(20, 8):
+        opt.zero_grad()
+        torch.nn.functional.cross_entropy(single(x), y).backward()
+        opt.step()
+    saved = np.load(out)
+    for i, p in enumerate(single.parameters()):
+        np.testing.assert_allclose(saved[f"arr_{i}"], p.detach().numpy(), rtol=1e-5, atol=1e-5)

@@ -1,8 +1,8 @@
 // Conv (N-D, W's spatial sizes static; explicit pads or auto_pad NOTSET):
 //   dX = ConvTranspose(dY, W) with the forward strides, dilations, pads and group, and the
 //        output_padding that gives back X's spatial size; where X's or Y's spatial sizes are
-//        known only at run time (ORTModule's dynamic dims), without output_padding and then
-//        padded at the end with zeros to X's shape (the positions no window reads);
+//        known only at run time (ORTModule's dynamic dims), cropped at the begin pads only,
+//        then fitted to X's shape at run time (zeros where no window read, the end pads cut);
 //   dW = ConvWeightGrad(X, dY) (onyx's kernel, ai.onyx.training: im2col and GEMM, any group);
 //   dB = dY summed over every dim but the channels.
 #include "training/gradient_rule.h"
@@ -48,15 +48,22 @@ Status conv_gradient(GradientContext& ctx) {
     return invalid_argument("Conv attributes of the wrong length");
   using A = GradientEmitter;
   if (ctx.needs_grad[0] && !static_sizes) {
+    // Cropped at the begin pads only: the transposed product then spans X's positions up to
+    // the last one a window reads, and any end pad the windows reached.
+    std::vector<int64_t> begin_pads(pads.begin(), pads.begin() + std::ptrdiff_t(sp));
+    begin_pads.resize(2 * sp, 0);
     const std::string raw = e.op("ConvTranspose", {dy, ctx.input(1)},
                                  {{"strides", A::ints_attr("strides", strides)},
                                   {"dilations", A::ints_attr("dilations", dilations)},
-                                  {"pads", A::ints_attr("pads", pads)}, {"group", A::int_attr("group", group)}});
-    // pads = [0 (every begin), 0, 0, X's spatial sizes - raw's]
-    const std::string short_by = e.op("Sub", {e.op("Shape", {ctx.input(0)}), e.op("Shape", {raw})});
+                                  {"pads", A::ints_attr("pads", begin_pads)}, {"group", A::int_attr("group", group)}});
+    // Fitted to X: zeros appended where no window read (max(X - raw, 0) at the end of each
+    // dim), then the end pad's positions cut off (Slice to X's shape).
+    const std::string x_shape = e.op("Shape", {ctx.input(0)});
+    const std::string short_by = e.op("Max", {e.op("Sub", {x_shape, e.op("Shape", {raw})}), e.int64s({0})});
     const std::string pads_input = e.op("Concat", {e.int64s(std::vector<int64_t>(sp + 2, 0)), short_by},
                                         {{"axis", A::int_attr("axis", 0)}});
-    ctx.input_grads[0] = e.op("Pad", {raw, pads_input});
+    const std::string padded = e.op("Pad", {raw, pads_input});
+    ctx.input_grads[0] = e.op("Slice", {padded, e.int64s(std::vector<int64_t>(sp + 2, 0)), x_shape});
   } else if (ctx.needs_grad[0]) {
     std::vector<int64_t> out_pad(sp);
     for (size_t i = 0; i < sp; ++i) {
