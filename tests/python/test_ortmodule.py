@@ -297,3 +297,17 @@ def test_distributed_data_parallel_equals_training_on_the_whole_batch(tmp_path):
     saved = np.load(out)
     for i, p in enumerate(single.parameters()):
         np.testing.assert_allclose(saved[f"arr_{i}"], p.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_parameters_are_read_from_the_module_at_every_call():
+    torch.manual_seed(0)
+    net = Mlp([4, 3])
+    wrapped = ORTModule(net)
+    x = torch.randn(2, 4)
+    before = wrapped(x).detach().clone()
+    with torch.no_grad():
+        for p in net.parameters():
+            p.mul_(2)  # changed in place, as an optimizer does
+    np.testing.assert_allclose(wrapped(x).detach().numpy(), net(x).detach().numpy(), rtol=1e-6)
+    assert not torch.allclose(before, wrapped(x))
+    assert wrapped.export_count == 1
