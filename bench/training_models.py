@@ -90,6 +90,23 @@ class Decoder(torch.nn.Module):
         return (self.lnf(h) @ self.wte.weight.t()).reshape(b * s, -1)
 
 
+class TinyCnn(torch.nn.Module):
+    """ResNet's pieces, small: conv-BN-ReLU, max pooling, a residual conv-BN block, global
+    average pooling and a linear head (batch normalization in training mode)."""
+
+    def __init__(self):
+        super().__init__()
+        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False), torch.nn.BatchNorm2d(8),
+                                        torch.nn.ReLU(), torch.nn.MaxPool2d(3, stride=2, padding=1))
+        self.block = torch.nn.Sequential(torch.nn.Conv2d(8, 8, 3, padding=1, bias=False), torch.nn.BatchNorm2d(8))
+        self.head = torch.nn.Linear(8, 5)
+
+    def forward(self, x):
+        h = self.stem(x)
+        h = torch.relu(h + self.block(h))
+        return self.head(torch.nn.functional.adaptive_avg_pool2d(h, 1).flatten(1))
+
+
 def make_mlp(sizes=(784, 512, 512, 10), batch=64):
     net = Mlp(list(sizes))
     return net, torch.zeros(2, sizes[0]), lambda g: (g.standard_normal((batch, sizes[0])).astype(np.float32),

@@ -24,16 +24,6 @@ ir::ValueInfo typed(const std::string& name, const ops::GraphTypes& types) {
   return vi;
 }
 
-ir::ValueInfo like_tensor(const std::string& name, const Tensor& t) {
-  ir::ValueInfo vi;
-  vi.name = name;
-  vi.type.kind = ir::TypeInfo::Kind::kTensor;
-  vi.type.elem_type = t.dtype();
-  vi.type.shape.has_rank = true;
-  for (int64_t d : t.shape()) vi.type.shape.dims.push_back(Dim{d, "", ""});
-  return vi;
-}
-
 ir::Node identity(const std::string& from, const std::string& to) {
   ir::Node n;
   n.op_type = "Identity";
@@ -149,7 +139,7 @@ Result<ModuleGraphs> make_module_graphs(const ir::Model& exported, const ModuleG
   fed.insert(fed.end(), out.running_statistics.begin(), out.running_statistics.end());
   for (const std::string& p : fed) {
     auto it = g.initializers.find(p);
-    g.inputs.push_back(like_tensor(p, it->second));
+    g.inputs.push_back(tensor_info(p, it->second));
     out.forward_inputs.push_back(p);
     g.initializers.erase(it);
     g.external_data.erase(p);

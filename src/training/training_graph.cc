@@ -17,16 +17,6 @@ namespace {
 
 bool floating(DataType t) { return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16; }
 
-ir::ValueInfo tensor_info(const std::string& name, const Tensor& like) {
-  ir::ValueInfo vi;
-  vi.name = name;
-  vi.type.kind = ir::TypeInfo::Kind::kTensor;
-  vi.type.elem_type = like.dtype();
-  vi.type.shape.has_rank = true;
-  for (int64_t d : like.shape()) vi.type.shape.dims.push_back(Dim{d, "", ""});
-  return vi;
-}
-
 // The forward graph with the parameters moved from initializers to graph inputs (after the
 // user's inputs), and the outputs replaced by the loss and the additional outputs.
 Result<ir::Model> with_parameters_as_inputs(const ir::Model& forward, const TrainingSpec& spec,
@@ -203,6 +193,16 @@ void fold_gather_grads_into_sums(ir::Graph& g) {
   }
 }
 
+
+ir::ValueInfo tensor_info(const std::string& name, const Tensor& like) {
+  ir::ValueInfo vi;
+  vi.name = name;
+  vi.type.kind = ir::TypeInfo::Kind::kTensor;
+  vi.type.elem_type = like.dtype();
+  vi.type.shape.has_rank = true;
+  for (int64_t d : like.shape()) vi.type.shape.dims.push_back(Dim{d, "", ""});
+  return vi;
+}
 
 Result<TrainingModels> make_training_models(const ir::Model& forward, const TrainingSpec& spec) {
   const ir::Graph& fg = forward.graph;

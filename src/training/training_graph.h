@@ -50,5 +50,7 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
 void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, bool onyx_ops);
 // Sum(a, GatherGrad(dY, indices, data)) -> GatherGrad(dY, indices, data, a, false).
 void fold_gather_grads_into_sums(ir::Graph& g);
+// A graph input or output named `name` typed as `like` (its dtype and static shape).
+ir::ValueInfo tensor_info(const std::string& name, const Tensor& like);
 
 }  // namespace onyx::training

@@ -14,7 +14,7 @@ torch = pytest.importorskip("torch")
 from onyx.training.ortmodule import DebugOptions, ORTModule, ORTModuleExportError  # noqa: E402
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
-from training_models import Decoder, Encoder, Mlp  # noqa: E402  (the benchmark's models, small here)
+from training_models import Decoder, Encoder, Mlp, TinyCnn  # noqa: E402  (the benchmark's models, small here)
 
 
 def twins(make):
@@ -103,20 +103,6 @@ def test_a_gpt2_like_decoder_with_tied_embeddings_trains_as_in_pytorch():
     a, b, gap = train_both(theirs, ours, wrapped, lambda s: data[s % 3], 30, 5e-3)
     np.testing.assert_allclose(b, a, rtol=1e-4)
     assert gap < 1e-3
-
-
-class TinyCnn(torch.nn.Module):
-    def __init__(self):
-        super().__init__()
-        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False),
-                                        torch.nn.BatchNorm2d(8), torch.nn.ReLU(), torch.nn.MaxPool2d(2))
-        self.block = torch.nn.Sequential(torch.nn.Conv2d(8, 8, 3, padding=1, bias=False), torch.nn.BatchNorm2d(8))
-        self.head = torch.nn.Linear(8, 5)
-
-    def forward(self, x):
-        h = self.stem(x)
-        h = torch.relu(h + self.block(h))
-        return self.head(torch.nn.functional.adaptive_avg_pool2d(h, 1).flatten(1))
 
 
 def test_batch_norm_trains_and_keeps_running_statistics_as_pytorch_does():

@@ -13,7 +13,7 @@ from onyx.training import api, artifacts
 
 torch = pytest.importorskip("torch")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "bench"))
-from training_models import Decoder, Encoder, Mlp  # noqa: E402  (the benchmark's models, small here)
+from training_models import Decoder, Encoder, Mlp, TinyCnn  # noqa: E402  (the benchmark's models, small here)
 
 
 def export(module, example, path):
@@ -197,23 +197,6 @@ def test_a_bert_like_encoder_trains_as_in_pytorch(tmp_path):
     ours, theirs = train_side_by_side(net, module, optimizer, adamw(net, 5e-3), lambda step: batches[step % 4])
     np.testing.assert_allclose(ours, theirs, rtol=1e-4)
     assert np.mean(ours[-4:]) < 0.5 * np.mean(ours[:4]), "the loss falls"
-
-
-class TinyCnn(torch.nn.Module):
-    """ResNet's pieces, small: conv-BN-ReLU, max pooling, a residual conv-BN block, global
-    average pooling and a linear head (batch normalization in training mode)."""
-
-    def __init__(self):
-        super().__init__()
-        self.stem = torch.nn.Sequential(torch.nn.Conv2d(3, 8, 3, stride=2, padding=1, bias=False), torch.nn.BatchNorm2d(8),
-                                        torch.nn.ReLU(), torch.nn.MaxPool2d(3, stride=2, padding=1))
-        self.block = torch.nn.Sequential(torch.nn.Conv2d(8, 8, 3, padding=1, bias=False), torch.nn.BatchNorm2d(8))
-        self.head = torch.nn.Linear(8, 5)
-
-    def forward(self, x):
-        h = self.stem(x)
-        h = torch.relu(h + self.block(h))
-        return self.head(torch.nn.functional.adaptive_avg_pool2d(h, 1).flatten(1))
 
 
 def test_a_small_cnn_with_batch_norm_trains_as_in_pytorch(tmp_path):
