@@ -1,0 +1,65 @@
+// The library's entry point, the OrtApi table, status objects and the library's own strings.
+#include <cstring>
+
+#include "capi/capi_internal.h"
+#include "capi/generated/api_declarations.h"
+
+namespace onyx::capi {
+
+OrtStatus* make_status(OrtErrorCode code, const std::string& message) {
+  return new (std::nothrow) OrtStatus{code, message};
+}
+
+OrtStatus* not_implemented(const char* call) {
+  return make_status(ORT_NOT_IMPLEMENTED, std::string(call) + " is not implemented in onyx's C API");
+}
+
+OrtStatus* to_ort_status(const Status& status) {
+  if (status.ok()) return nullptr;
+  OrtErrorCode code = ORT_FAIL;
+  switch (status.code()) {
+    case StatusCode::kOk: return nullptr;
+    case StatusCode::kInvalidArgument: code = ORT_INVALID_ARGUMENT; break;
+    case StatusCode::kInvalidModel: code = ORT_INVALID_GRAPH; break;
+    case StatusCode::kNotFound: code = ORT_NO_SUCHFILE; break;
+    case StatusCode::kNotImplemented: code = ORT_NOT_IMPLEMENTED; break;
+    case StatusCode::kOutOfRange: code = ORT_INVALID_ARGUMENT; break;
+    case StatusCode::kRuntimeError: code = ORT_RUNTIME_EXCEPTION; break;
+    case StatusCode::kCancelled: code = ORT_FAIL; break;
+    default: code = ORT_FAIL; break;
+  }
+  return make_status(code, status.message());
+}
+
+OrtStatus* ORT_API_CALL CreateStatus(OrtErrorCode code, const char* msg) {
+  return make_status(code, msg ? msg : "");
+}
+
+OrtErrorCode ORT_API_CALL GetErrorCode(const OrtStatus* status) { return status ? status->code : ORT_OK; }
+
+const char* ORT_API_CALL GetErrorMessage(const OrtStatus* status) { return status ? status->message.c_str() : ""; }
+
+void ORT_API_CALL ReleaseStatus(OrtStatus* status) { delete status; }
+
+const char* ORT_API_CALL GetBuildInfoString() { return "onyx (ONNX Runtime C API " "1.30 compatible, ORT_API_VERSION 30)"; }
+
+}  // namespace onyx::capi
+
+#include "capi/generated/api_table.inc"
+
+namespace {
+
+const OrtApi* ORT_API_CALL get_api(uint32_t version) {
+  // Every version up to ours is served by the one table (members only ever append);
+  // a newer one than ours gets NULL, never a table shorter than its caller expects.
+  if (version == 0 || version > ORT_API_VERSION) return nullptr;
+  return &kOrtApi;
+}
+
+const char* ORT_API_CALL version_string() { return "1.30.0"; }
+
+const OrtApiBase kApiBase = {&get_api, &version_string};
+
+}  // namespace
+
+extern "C" ORT_EXPORT const OrtApiBase* ORT_API_CALL OrtGetApiBase(void) { return &kApiBase; }

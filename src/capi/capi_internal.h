@@ -1,0 +1,96 @@
+// What the C API's opaque handles are in onyx, and the helpers every src/capi file shares.
+// The handles are plain structs at global scope (the header declares them as incomplete
+// `struct OrtX`); each wraps onyx's own object. Nothing throws across the C boundary: each
+// entry point runs its body through `guarded`, which turns an exception into an OrtStatus.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/status.h"
+#include "core/value.h"
+#include "onnxruntime_c_api.h"
+#include "session/run_options.h"
+#include "session/session.h"
+
+struct OrtStatus {
+  OrtErrorCode code;
+  std::string message;
+};
+
+struct OrtEnv {
+  OrtLoggingLevel level = ORT_LOGGING_LEVEL_WARNING;
+  std::string log_id;
+};
+
+struct OrtSessionOptions {
+  onyx::SessionOptions core;
+};
+
+struct OrtSession {
+  std::unique_ptr<onyx::Session> session;
+  std::vector<std::string> input_names;  // the inputs a caller feeds (no initializer defaults)
+  std::vector<std::string> output_names;
+};
+
+struct OrtRunOptions {
+  onyx::RunOptions core;
+};
+
+struct OrtValue {
+  onyx::Value value;
+};
+
+struct OrtMemoryInfo {
+  std::string name;  // "Cpu", "Cuda", ...
+  int id = 0;
+  OrtAllocatorType type = OrtDeviceAllocator;
+  OrtMemType mem_type = OrtMemTypeDefault;
+};
+
+struct OrtTensorTypeAndShapeInfo {
+  ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  std::vector<int64_t> dims;          // -1 where unknown
+  std::vector<std::string> symbols;   // per dim: its dim_param, or ""
+};
+
+struct OrtTypeInfo {
+  ONNXType kind = ONNX_TYPE_UNKNOWN;
+  OrtTensorTypeAndShapeInfo tensor;  // for ONNX_TYPE_TENSOR
+};
+
+namespace onyx::capi {
+
+// nullptr (success) for an OK status; otherwise a new OrtStatus with ORT's code for it.
+OrtStatus* to_ort_status(const Status& status);
+OrtStatus* make_status(OrtErrorCode code, const std::string& message);
+OrtStatus* not_implemented(const char* call);
+
+// Runs `body` (returning OrtStatus*), turning any exception into an OrtStatus naming `call`.
+template <typename Body>
+OrtStatus* guarded(const char* call, Body&& body) noexcept {
+  try {
+    return body();
+  } catch (const std::bad_alloc&) {
+    return make_status(ORT_FAIL, std::string(call) + ": out of memory");
+  } catch (const std::exception& e) {
+    return make_status(ORT_RUNTIME_EXCEPTION, std::string(call) + ": " + e.what());
+  } catch (...) {
+    return make_status(ORT_RUNTIME_EXCEPTION, std::string(call) + ": unknown exception");
+  }
+}
+
+// INVALID_ARGUMENT naming the call and the null argument, when `p` is null.
+#define ONYX_CAPI_REQUIRE(p, call) \
+  if ((p) == nullptr) return ::onyx::capi::make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": " #p " is null")
+
+// A type and shape from a static type (kUndefined / -1 where unknown).
+OrtTypeInfo type_info_of(const ir::TypeInfo& type);
+OrtTensorTypeAndShapeInfo tensor_info_of(const Tensor& t);
+
+// The process's default CPU allocator (GetAllocatorWithDefaultOptions): strings handed to the
+// caller (input and output names) are allocated from it and freed through it.
+OrtAllocator* default_allocator();
+
+}  // namespace onyx::capi

@@ -1,0 +1,230 @@
+// Environments, session options, sessions, runs and run options through the C API.
+#include <cstring>
+
+#include "capi/capi_internal.h"
+#include "capi/generated/api_declarations.h"
+
+namespace onyx::capi {
+namespace {
+
+OrtStatus* finish_session(Result<std::unique_ptr<Session>> loaded, OrtSession** out) {
+  if (!loaded.ok()) return to_ort_status(loaded.status());
+  auto s = std::make_unique<OrtSession>();
+  s->session = std::move(loaded).value();
+  for (const auto& vi : s->session->inputs())
+    if (!s->session->input_has_default(vi.name)) s->input_names.push_back(vi.name);
+  for (const auto& vi : s->session->outputs()) s->output_names.push_back(vi.name);
+  *out = s.release();
+  return nullptr;
+}
+
+OrtStatus* name_at(const std::vector<std::string>& names, size_t index, OrtAllocator* allocator, char** value,
+                   const char* call) {
+  if (index >= names.size())
+    return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": index " + std::to_string(index) +
+                                                 " is out of range (the session has " + std::to_string(names.size()) + ")");
+  void* p = allocator->Alloc(allocator, names[index].size() + 1);
+  if (!p) return make_status(ORT_FAIL, std::string(call) + ": the allocator returned null");
+  std::memcpy(p, names[index].c_str(), names[index].size() + 1);
+  *value = static_cast<char*>(p);
+  return nullptr;
+}
+
+const ir::ValueInfo* info_named(const std::vector<ir::ValueInfo>& all, const std::string& name) {
+  for (const auto& vi : all)
+    if (vi.name == name) return &vi;
+  return nullptr;
+}
+
+}  // namespace
+
+OrtStatus* ORT_API_CALL CreateEnv(OrtLoggingLevel level, const char* logid, OrtEnv** out) {
+  return guarded("CreateEnv", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(out, "CreateEnv");
+    *out = new OrtEnv{level, logid ? logid : ""};
+    return nullptr;
+  });
+}
+
+void ORT_API_CALL ReleaseEnv(OrtEnv* env) { delete env; }
+
+OrtStatus* ORT_API_CALL CreateSessionOptions(OrtSessionOptions** out) {
+  return guarded("CreateSessionOptions", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(out, "CreateSessionOptions");
+    *out = new OrtSessionOptions();
+    return nullptr;
+  });
+}
+
+void ORT_API_CALL ReleaseSessionOptions(OrtSessionOptions* options) { delete options; }
+
+OrtStatus* ORT_API_CALL SetIntraOpNumThreads(OrtSessionOptions* options, int n) {
+  ONYX_CAPI_REQUIRE(options, "SetIntraOpNumThreads");
+  if (n < 0) return make_status(ORT_INVALID_ARGUMENT, "SetIntraOpNumThreads: a negative thread count");
+  options->core.intra_op_threads = n;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL SetInterOpNumThreads(OrtSessionOptions* options, int n) {
+  ONYX_CAPI_REQUIRE(options, "SetInterOpNumThreads");
+  if (n < 0) return make_status(ORT_INVALID_ARGUMENT, "SetInterOpNumThreads: a negative thread count");
+  options->core.inter_op_threads = n;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL SetSessionGraphOptimizationLevel(OrtSessionOptions* options, GraphOptimizationLevel level) {
+  ONYX_CAPI_REQUIRE(options, "SetSessionGraphOptimizationLevel");
+  switch (level) {
+    case ORT_DISABLE_ALL: case ORT_ENABLE_BASIC: case ORT_ENABLE_EXTENDED: case ORT_ENABLE_LAYOUT: case ORT_ENABLE_ALL:
+      options->core.graph_optimization_level = int(level);
+      return nullptr;
+  }
+  return make_status(ORT_INVALID_ARGUMENT, "SetSessionGraphOptimizationLevel: unknown level " + std::to_string(int(level)));
+}
+
+OrtStatus* ORT_API_CALL SetSessionExecutionMode(OrtSessionOptions* options, ExecutionMode mode) {
+  ONYX_CAPI_REQUIRE(options, "SetSessionExecutionMode");
+  if (mode != ORT_SEQUENTIAL && mode != ORT_PARALLEL)
+    return make_status(ORT_INVALID_ARGUMENT, "SetSessionExecutionMode: unknown mode " + std::to_string(int(mode)));
+  options->core.execution_mode =
+      mode == ORT_PARALLEL ? SessionOptions::ExecutionMode::kParallel : SessionOptions::ExecutionMode::kSequential;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options,
+                                      OrtSession** out) {
+  return guarded("CreateSession", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(env, "CreateSession");
+    ONYX_CAPI_REQUIRE(model_path, "CreateSession");
+    ONYX_CAPI_REQUIRE(out, "CreateSession");
+    return finish_session(Session::load_file(model_path, options ? options->core : SessionOptions()), out);
+  });
+}
+
+OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* model_data, size_t model_data_length,
+                                               const OrtSessionOptions* options, OrtSession** out) {
+  return guarded("CreateSessionFromArray", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(env, "CreateSessionFromArray");
+    ONYX_CAPI_REQUIRE(model_data, "CreateSessionFromArray");
+    ONYX_CAPI_REQUIRE(out, "CreateSessionFromArray");
+    return finish_session(
+        Session::load_bytes(model_data, model_data_length, options ? options->core : SessionOptions()), out);
+  });
+}
+
+void ORT_API_CALL ReleaseSession(OrtSession* session) { delete session; }
+
+OrtStatus* ORT_API_CALL SessionGetInputCount(const OrtSession* session, size_t* out) {
+  ONYX_CAPI_REQUIRE(session, "SessionGetInputCount");
+  ONYX_CAPI_REQUIRE(out, "SessionGetInputCount");
+  *out = session->input_names.size();
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL SessionGetOutputCount(const OrtSession* session, size_t* out) {
+  ONYX_CAPI_REQUIRE(session, "SessionGetOutputCount");
+  ONYX_CAPI_REQUIRE(out, "SessionGetOutputCount");
+  *out = session->output_names.size();
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL SessionGetInputName(const OrtSession* session, size_t index, OrtAllocator* allocator,
+                                            char** value) {
+  return guarded("SessionGetInputName", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(session, "SessionGetInputName");
+    ONYX_CAPI_REQUIRE(allocator, "SessionGetInputName");
+    ONYX_CAPI_REQUIRE(value, "SessionGetInputName");
+    return name_at(session->input_names, index, allocator, value, "SessionGetInputName");
+  });
+}
+
+OrtStatus* ORT_API_CALL SessionGetOutputName(const OrtSession* session, size_t index, OrtAllocator* allocator,
+                                             char** value) {
+  return guarded("SessionGetOutputName", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(session, "SessionGetOutputName");
+    ONYX_CAPI_REQUIRE(allocator, "SessionGetOutputName");
+    ONYX_CAPI_REQUIRE(value, "SessionGetOutputName");
+    return name_at(session->output_names, index, allocator, value, "SessionGetOutputName");
+  });
+}
+
+OrtStatus* ORT_API_CALL SessionGetInputTypeInfo(const OrtSession* session, size_t index, OrtTypeInfo** type_info) {
+  return guarded("SessionGetInputTypeInfo", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(session, "SessionGetInputTypeInfo");
+    ONYX_CAPI_REQUIRE(type_info, "SessionGetInputTypeInfo");
+    if (index >= session->input_names.size())
+      return make_status(ORT_INVALID_ARGUMENT, "SessionGetInputTypeInfo: index " + std::to_string(index) + " is out of range");
+    *type_info = new OrtTypeInfo(type_info_of(info_named(session->session->inputs(), session->input_names[index])->type));
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL SessionGetOutputTypeInfo(const OrtSession* session, size_t index, OrtTypeInfo** type_info) {
+  return guarded("SessionGetOutputTypeInfo", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(session, "SessionGetOutputTypeInfo");
+    ONYX_CAPI_REQUIRE(type_info, "SessionGetOutputTypeInfo");
+    if (index >= session->output_names.size())
+      return make_status(ORT_INVALID_ARGUMENT, "SessionGetOutputTypeInfo: index " + std::to_string(index) + " is out of range");
+    *type_info = new OrtTypeInfo(type_info_of(session->session->outputs()[index].type));
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL Run(OrtSession* session, const OrtRunOptions* run_options, const char* const* input_names,
+                            const OrtValue* const* inputs, size_t input_len, const char* const* output_names,
+                            size_t output_names_len, OrtValue** outputs) {
+  return guarded("Run", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(session, "Run");
+    ONYX_CAPI_REQUIRE(outputs, "Run");
+    if (input_len && (!input_names || !inputs)) return make_status(ORT_INVALID_ARGUMENT, "Run: input names or values are null");
+    if (output_names_len && !output_names) return make_status(ORT_INVALID_ARGUMENT, "Run: output names are null");
+    std::vector<std::pair<std::string, Value>> feeds;
+    for (size_t i = 0; i < input_len; ++i) {
+      if (!input_names[i] || !inputs[i])
+        return make_status(ORT_INVALID_ARGUMENT, "Run: input " + std::to_string(i) + " has a null name or value");
+      feeds.emplace_back(input_names[i], inputs[i]->value);
+    }
+    std::vector<std::string> wanted;
+    for (size_t i = 0; i < output_names_len; ++i) {
+      if (!output_names[i]) return make_status(ORT_INVALID_ARGUMENT, "Run: output name " + std::to_string(i) + " is null");
+      wanted.emplace_back(output_names[i]);
+    }
+    static const RunOptions kDefaults;
+    const RunOptions& options = run_options ? run_options->core : kDefaults;  // by reference: terminate stays live
+    auto results = session->session->run(feeds, wanted, options);
+    if (!results.ok()) return to_ort_status(results.status());
+    // A null outputs[i] receives a new OrtValue; a non-null one (the caller's) takes the result.
+    for (size_t i = 0; i < results->size() && i < output_names_len; ++i) {
+      if (outputs[i]) {
+        outputs[i]->value = std::move((*results)[i]);
+      } else {
+        outputs[i] = new OrtValue{std::move((*results)[i])};
+      }
+    }
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL CreateRunOptions(OrtRunOptions** out) {
+  return guarded("CreateRunOptions", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(out, "CreateRunOptions");
+    *out = new OrtRunOptions();
+    return nullptr;
+  });
+}
+
+void ORT_API_CALL ReleaseRunOptions(OrtRunOptions* options) { delete options; }
+
+OrtStatus* ORT_API_CALL RunOptionsSetTerminate(OrtRunOptions* options) {
+  ONYX_CAPI_REQUIRE(options, "RunOptionsSetTerminate");
+  options->core.terminate.store(true);
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL RunOptionsUnsetTerminate(OrtRunOptions* options) {
+  ONYX_CAPI_REQUIRE(options, "RunOptionsUnsetTerminate");
+  options->core.terminate.store(false);
+  return nullptr;
+}
+
+}  // namespace onyx::capi

@@ -1,0 +1,326 @@
+// Values, their type and shape information, memory info and the default allocator through
+// the C API. Tensors of numbers only in this slice: strings, sequences, maps and optionals
+// answer NOT_IMPLEMENTED where they would need more.
+#include <cstdlib>
+#include <cstring>
+#include <limits>
+
+#include "capi/capi_internal.h"
+#include "capi/generated/api_declarations.h"
+
+namespace onyx::capi {
+namespace {
+
+// ONNX's element type codes are onyx's DataType values.
+ONNXTensorElementDataType element_type_of(DataType t) { return ONNXTensorElementDataType(int(t)); }
+
+bool known_element_type(ONNXTensorElementDataType t) {
+  return t > ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED && t <= ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16 &&
+         t != ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING;
+}
+
+// The default allocator: aligned heap memory, described as the CPU's.
+struct DefaultAllocator : OrtAllocator {
+  OrtMemoryInfo info{"Cpu", 0, OrtDeviceAllocator, OrtMemTypeDefault};
+  DefaultAllocator() {
+    std::memset(static_cast<OrtAllocator*>(this), 0, sizeof(OrtAllocator));
+    version = ORT_API_VERSION;
+    Alloc = [](OrtAllocator*, size_t size) -> void* { return std::aligned_alloc(64, (size + 63) / 64 * 64 ?: 64); };
+    Free = [](OrtAllocator*, void* p) { std::free(p); };
+    Info = [](const OrtAllocator* self) -> const OrtMemoryInfo* { return &static_cast<const DefaultAllocator*>(self)->info; };
+  }
+};
+
+OrtStatus* shape_from(const int64_t* shape, size_t shape_len, Shape& out, const char* call) {
+  if (shape_len && !shape) return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": shape is null");
+  for (size_t i = 0; i < shape_len; ++i) {
+    if (shape[i] < 0)
+      return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": dim " + std::to_string(i) + " is negative (" +
+                                                   std::to_string(shape[i]) + ")");
+    out.push_back(shape[i]);
+  }
+  return nullptr;
+}
+
+const Tensor* tensor_of(const OrtValue* value) { return value && value->value.is_tensor() ? &value->value.tensor() : nullptr; }
+
+}  // namespace
+
+OrtTypeInfo type_info_of(const ir::TypeInfo& type) {
+  OrtTypeInfo info;
+  switch (type.kind) {
+    case ir::TypeInfo::Kind::kTensor: info.kind = ONNX_TYPE_TENSOR; break;
+    case ir::TypeInfo::Kind::kSequence: info.kind = ONNX_TYPE_SEQUENCE; break;
+    case ir::TypeInfo::Kind::kMap: info.kind = ONNX_TYPE_MAP; break;
+    case ir::TypeInfo::Kind::kOptional: info.kind = ONNX_TYPE_OPTIONAL; break;
+    default: info.kind = ONNX_TYPE_UNKNOWN; break;
+  }
+  if (type.kind == ir::TypeInfo::Kind::kTensor) {
+    info.tensor.type = element_type_of(type.elem_type);
+    if (type.shape.has_rank) {
+      for (const Dim& d : type.shape.dims) {
+        info.tensor.dims.push_back(d.value ? *d.value : -1);
+        info.tensor.symbols.push_back(d.value ? "" : d.symbol);
+      }
+    }
+  }
+  return info;
+}
+
+OrtTensorTypeAndShapeInfo tensor_info_of(const Tensor& t) {
+  OrtTensorTypeAndShapeInfo info;
+  info.type = element_type_of(t.dtype());
+  info.dims.assign(t.shape().begin(), t.shape().end());
+  info.symbols.assign(info.dims.size(), "");
+  return info;
+}
+
+OrtAllocator* default_allocator() {
+  static DefaultAllocator allocator;
+  return &allocator;
+}
+
+// Type and shape information.
+
+OrtStatus* ORT_API_CALL CastTypeInfoToTensorInfo(const OrtTypeInfo* type_info, const OrtTensorTypeAndShapeInfo** out) {
+  ONYX_CAPI_REQUIRE(type_info, "CastTypeInfoToTensorInfo");
+  ONYX_CAPI_REQUIRE(out, "CastTypeInfoToTensorInfo");
+  *out = type_info->kind == ONNX_TYPE_TENSOR ? &type_info->tensor : nullptr;  // ORT: null for other kinds
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetOnnxTypeFromTypeInfo(const OrtTypeInfo* type_info, enum ONNXType* out) {
+  ONYX_CAPI_REQUIRE(type_info, "GetOnnxTypeFromTypeInfo");
+  ONYX_CAPI_REQUIRE(out, "GetOnnxTypeFromTypeInfo");
+  *out = type_info->kind;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetTensorElementType(const OrtTensorTypeAndShapeInfo* info, enum ONNXTensorElementDataType* out) {
+  ONYX_CAPI_REQUIRE(info, "GetTensorElementType");
+  ONYX_CAPI_REQUIRE(out, "GetTensorElementType");
+  *out = info->type;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetDimensionsCount(const OrtTensorTypeAndShapeInfo* info, size_t* out) {
+  ONYX_CAPI_REQUIRE(info, "GetDimensionsCount");
+  ONYX_CAPI_REQUIRE(out, "GetDimensionsCount");
+  *out = info->dims.size();
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetDimensions(const OrtTensorTypeAndShapeInfo* info, int64_t* dim_values, size_t length) {
+  ONYX_CAPI_REQUIRE(info, "GetDimensions");
+  if (length && !dim_values) return make_status(ORT_INVALID_ARGUMENT, "GetDimensions: dim_values is null");
+  for (size_t i = 0; i < length && i < info->dims.size(); ++i) dim_values[i] = info->dims[i];
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetSymbolicDimensions(const OrtTensorTypeAndShapeInfo* info, const char** dim_params,
+                                              size_t length) {
+  ONYX_CAPI_REQUIRE(info, "GetSymbolicDimensions");
+  if (length && !dim_params) return make_status(ORT_INVALID_ARGUMENT, "GetSymbolicDimensions: dim_params is null");
+  for (size_t i = 0; i < length && i < info->symbols.size(); ++i) dim_params[i] = info->symbols[i].c_str();
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetTensorShapeElementCount(const OrtTensorTypeAndShapeInfo* info, size_t* out) {
+  ONYX_CAPI_REQUIRE(info, "GetTensorShapeElementCount");
+  ONYX_CAPI_REQUIRE(out, "GetTensorShapeElementCount");
+  size_t n = 1;
+  for (int64_t d : info->dims) {
+    if (d < 0) return make_status(ORT_INVALID_ARGUMENT, "GetTensorShapeElementCount: the shape has unknown dims");
+    if (d && n > std::numeric_limits<size_t>::max() / size_t(d))
+      return make_status(ORT_INVALID_ARGUMENT, "GetTensorShapeElementCount: the element count overflows");
+    n *= size_t(d);
+  }
+  *out = n;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetTensorTypeAndShape(const OrtValue* value, OrtTensorTypeAndShapeInfo** out) {
+  return guarded("GetTensorTypeAndShape", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(out, "GetTensorTypeAndShape");
+    const Tensor* t = tensor_of(value);
+    if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorTypeAndShape: the value is not a tensor");
+    *out = new OrtTensorTypeAndShapeInfo(tensor_info_of(*t));
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL GetTypeInfo(const OrtValue* value, OrtTypeInfo** out) {
+  return guarded("GetTypeInfo", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(value, "GetTypeInfo");
+    ONYX_CAPI_REQUIRE(out, "GetTypeInfo");
+    const Tensor* t = tensor_of(value);
+    if (!t) return not_implemented("GetTypeInfo of a value that is not a tensor");
+    auto info = std::make_unique<OrtTypeInfo>();
+    info->kind = ONNX_TYPE_TENSOR;
+    info->tensor = tensor_info_of(*t);
+    *out = info.release();
+    return nullptr;
+  });
+}
+
+void ORT_API_CALL ReleaseTypeInfo(OrtTypeInfo* info) { delete info; }
+void ORT_API_CALL ReleaseTensorTypeAndShapeInfo(OrtTensorTypeAndShapeInfo* info) { delete info; }
+
+// Memory info and the default allocator.
+
+OrtStatus* ORT_API_CALL CreateCpuMemoryInfo(enum OrtAllocatorType type, enum OrtMemType mem_type, OrtMemoryInfo** out) {
+  return guarded("CreateCpuMemoryInfo", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(out, "CreateCpuMemoryInfo");
+    *out = new OrtMemoryInfo{"Cpu", 0, type, mem_type};
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL CreateMemoryInfo(const char* name, enum OrtAllocatorType type, int id, enum OrtMemType mem_type,
+                                         OrtMemoryInfo** out) {
+  return guarded("CreateMemoryInfo", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(name, "CreateMemoryInfo");
+    ONYX_CAPI_REQUIRE(out, "CreateMemoryInfo");
+    // Any name is kept (onnxruntime-node asks for "WebGPU_Buffer" on every run, even on the
+    // CPU); where the memory lies matters only when a value is made on it.
+    *out = new OrtMemoryInfo{name, id, type, mem_type};
+    return nullptr;
+  });
+}
+
+void ORT_API_CALL ReleaseMemoryInfo(OrtMemoryInfo* info) { delete info; }
+
+OrtStatus* ORT_API_CALL MemoryInfoGetName(const OrtMemoryInfo* ptr, const char** out) {
+  ONYX_CAPI_REQUIRE(ptr, "MemoryInfoGetName");
+  ONYX_CAPI_REQUIRE(out, "MemoryInfoGetName");
+  *out = ptr->name.c_str();
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL MemoryInfoGetId(const OrtMemoryInfo* ptr, int* out) {
+  ONYX_CAPI_REQUIRE(ptr, "MemoryInfoGetId");
+  ONYX_CAPI_REQUIRE(out, "MemoryInfoGetId");
+  *out = ptr->id;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL MemoryInfoGetMemType(const OrtMemoryInfo* ptr, OrtMemType* out) {
+  ONYX_CAPI_REQUIRE(ptr, "MemoryInfoGetMemType");
+  ONYX_CAPI_REQUIRE(out, "MemoryInfoGetMemType");
+  *out = ptr->mem_type;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL MemoryInfoGetType(const OrtMemoryInfo* ptr, OrtAllocatorType* out) {
+  ONYX_CAPI_REQUIRE(ptr, "MemoryInfoGetType");
+  ONYX_CAPI_REQUIRE(out, "MemoryInfoGetType");
+  *out = ptr->type;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetAllocatorWithDefaultOptions(OrtAllocator** out) {
+  ONYX_CAPI_REQUIRE(out, "GetAllocatorWithDefaultOptions");
+  *out = default_allocator();
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL AllocatorAlloc(OrtAllocator* allocator, size_t size, void** out) {
+  ONYX_CAPI_REQUIRE(allocator, "AllocatorAlloc");
+  ONYX_CAPI_REQUIRE(out, "AllocatorAlloc");
+  *out = allocator->Alloc(allocator, size);
+  return *out || size == 0 ? nullptr : make_status(ORT_FAIL, "AllocatorAlloc: out of memory");
+}
+
+OrtStatus* ORT_API_CALL AllocatorFree(OrtAllocator* allocator, void* p) {
+  ONYX_CAPI_REQUIRE(allocator, "AllocatorFree");
+  allocator->Free(allocator, p);
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL AllocatorGetInfo(const OrtAllocator* allocator, const struct OrtMemoryInfo** out) {
+  ONYX_CAPI_REQUIRE(allocator, "AllocatorGetInfo");
+  ONYX_CAPI_REQUIRE(out, "AllocatorGetInfo");
+  *out = allocator->Info(allocator);
+  return nullptr;
+}
+
+// Values.
+
+OrtStatus* ORT_API_CALL CreateTensorAsOrtValue(OrtAllocator* allocator, const int64_t* shape, size_t shape_len,
+                                               ONNXTensorElementDataType type, OrtValue** out) {
+  return guarded("CreateTensorAsOrtValue", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(allocator, "CreateTensorAsOrtValue");
+    ONYX_CAPI_REQUIRE(out, "CreateTensorAsOrtValue");
+    if (!known_element_type(type))
+      return make_status(ORT_NOT_IMPLEMENTED, "CreateTensorAsOrtValue: element type " + std::to_string(int(type)) +
+                                                  " is not supported by onyx's C API yet");
+    Shape dims;
+    if (OrtStatus* bad = shape_from(shape, shape_len, dims, "CreateTensorAsOrtValue")) return bad;
+    auto t = Tensor::create(DataType(int(type)), dims);  // onyx's memory: the value owns it
+    if (!t.ok()) return to_ort_status(t.status());
+    *out = new OrtValue{Value(std::move(t).value())};
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL CreateTensorWithDataAsOrtValue(const OrtMemoryInfo* info, void* p_data, size_t p_data_len,
+                                                       const int64_t* shape, size_t shape_len,
+                                                       ONNXTensorElementDataType type, OrtValue** out) {
+  return guarded("CreateTensorWithDataAsOrtValue", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(info, "CreateTensorWithDataAsOrtValue");
+    ONYX_CAPI_REQUIRE(out, "CreateTensorWithDataAsOrtValue");
+    if (info->name != "Cpu")
+      return make_status(ORT_NOT_IMPLEMENTED, "CreateTensorWithDataAsOrtValue: memory '" + info->name +
+                                                  "' (onyx's C API wraps CPU memory only yet)");
+    if (!known_element_type(type))
+      return make_status(ORT_NOT_IMPLEMENTED, "CreateTensorWithDataAsOrtValue: element type " +
+                                                  std::to_string(int(type)) + " is not supported by onyx's C API yet");
+    Shape dims;
+    if (OrtStatus* bad = shape_from(shape, shape_len, dims, "CreateTensorWithDataAsOrtValue")) return bad;
+    auto t = Tensor::borrow(DataType(int(type)), dims, p_data, p_data_len);  // the caller's memory, not copied
+    if (!t.ok()) return to_ort_status(t.status());
+    *out = new OrtValue{Value(std::move(t).value())};
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL IsTensor(const OrtValue* value, int* out) {
+  ONYX_CAPI_REQUIRE(value, "IsTensor");
+  ONYX_CAPI_REQUIRE(out, "IsTensor");
+  *out = value->value.is_tensor() ? 1 : 0;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetValueType(const OrtValue* value, enum ONNXType* out) {
+  ONYX_CAPI_REQUIRE(value, "GetValueType");
+  ONYX_CAPI_REQUIRE(out, "GetValueType");
+  *out = value->value.is_tensor() ? ONNX_TYPE_TENSOR
+         : value->value.is_sequence() ? ONNX_TYPE_SEQUENCE
+         : value->value.is_map() ? ONNX_TYPE_MAP
+                                 : ONNX_TYPE_OPTIONAL;  // none: an optional without a value
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetTensorMutableData(OrtValue* value, void** out) {
+  ONYX_CAPI_REQUIRE(out, "GetTensorMutableData");
+  const Tensor* t = tensor_of(value);
+  if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorMutableData: the value is not a tensor");
+  if (t->dtype() == DataType::kString)
+    return make_status(ORT_INVALID_ARGUMENT, "GetTensorMutableData: a string tensor (use GetStringTensorContent)");
+  *out = const_cast<void*>(t->raw_data());
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetTensorData(const OrtValue* value, const void** out) {
+  ONYX_CAPI_REQUIRE(out, "GetTensorData");
+  const Tensor* t = tensor_of(value);
+  if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorData: the value is not a tensor");
+  if (t->dtype() == DataType::kString)
+    return make_status(ORT_INVALID_ARGUMENT, "GetTensorData: a string tensor (use GetStringTensorContent)");
+  *out = t->raw_data();
+  return nullptr;
+}
+
+void ORT_API_CALL ReleaseValue(OrtValue* value) { delete value; }
+
+}  // namespace onyx::capi

@@ -1,0 +1,224 @@
+/* onyx's libonnxruntime.so.1 from a C program, as ONNX Runtime's users call it: the API
+ * table for every version up to 30 (NULL above), every slot filled, a session from a file and
+ * from bytes, input and output names and types (a symbolic dim included), a run on caller
+ * memory with the expected answers, clear error codes for bad calls, and ORT_NOT_IMPLEMENTED
+ * naming a member onyx does not serve yet.
+ *
+ *     c_api_test MODEL   (models/stripes.onnx: image [batch,1,8,8] -> probabilities [batch,3])
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "onnxruntime_c_api.h"
+
+static int failures = 0;
+#define CHECK(cond)                                                   \
+  do {                                                                \
+    if (!(cond)) {                                                    \
+      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+      ++failures;                                                     \
+    }                                                                 \
+  } while (0)
+
+static const OrtApi* api;
+
+/* OK, or prints the status and counts a failure. */
+static int ok(OrtStatus* status, const char* what) {
+  if (!status) return 1;
+  fprintf(stderr, "%s failed: %s\n", what, api->GetErrorMessage(status));
+  api->ReleaseStatus(status);
+  ++failures;
+  return 0;
+}
+
+/* The code of a failing call (ORT_OK when it succeeded), releasing its status. */
+static OrtErrorCode code_of(OrtStatus* status) {
+  OrtErrorCode code = status ? api->GetErrorCode(status) : ORT_OK;
+  if (status) api->ReleaseStatus(status);
+  return code;
+}
+
+/* image[b] = stripes across rows (horizontal) or columns (vertical), two pixels wide. */
+static void stripes(float* image, int horizontal) {
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 8; ++c) image[r * 8 + c] = (float)(((horizontal ? r : c) / 2) % 2);
+}
+
+static void run_stripes(OrtSession* session) {
+  float images[2 * 64];
+  stripes(images, 1);      /* batch item 0: horizontal stripes -> class 1 */
+  stripes(images + 64, 0); /* batch item 1: vertical stripes -> class 0 */
+  const int64_t shape[4] = {2, 1, 8, 8};
+  OrtMemoryInfo* cpu = NULL;
+  OrtValue* input = NULL;
+  OrtValue* output = NULL;
+  if (!ok(api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &cpu), "CreateCpuMemoryInfo")) return;
+  if (ok(api->CreateTensorWithDataAsOrtValue(cpu, images, sizeof(images), shape, 4, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                             &input),
+         "CreateTensorWithDataAsOrtValue")) {
+    const char* in_names[] = {"image"};
+    const char* out_names[] = {"probabilities"};
+    const OrtValue* inputs[] = {input};
+    if (ok(api->Run(session, NULL, in_names, inputs, 1, out_names, 1, &output), "Run")) {
+      OrtTensorTypeAndShapeInfo* info = NULL;
+      size_t count = 0, rank = 0;
+      int64_t dims[2] = {0, 0};
+      const float* p = NULL;
+      if (ok(api->GetTensorTypeAndShape(output, &info), "GetTensorTypeAndShape")) {
+        ok(api->GetDimensionsCount(info, &rank), "GetDimensionsCount");
+        ok(api->GetDimensions(info, dims, 2), "GetDimensions");
+        ok(api->GetTensorShapeElementCount(info, &count), "GetTensorShapeElementCount");
+        api->ReleaseTensorTypeAndShapeInfo(info);
+      }
+      CHECK(rank == 2 && dims[0] == 2 && dims[1] == 3 && count == 6);
+      if (ok(api->GetTensorData(output, (const void**)&p), "GetTensorData") && count == 6) {
+        for (int b = 0; b < 2; ++b) {
+          float sum = p[b * 3] + p[b * 3 + 1] + p[b * 3 + 2];
+          CHECK(fabsf(sum - 1.0f) < 1e-5f);
+        }
+        CHECK(p[1] > p[0] && p[1] > p[2]); /* horizontal */
+        CHECK(p[3] > p[4] && p[3] > p[5]); /* vertical */
+      }
+      api->ReleaseValue(output);
+    }
+    /* A feed of the wrong rank is the caller's error, said as such. */
+    const int64_t bad_shape[2] = {2, 64};
+    OrtValue* bad = NULL;
+    if (ok(api->CreateTensorWithDataAsOrtValue(cpu, images, sizeof(images), bad_shape, 2,
+                                               ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &bad),
+           "CreateTensorWithDataAsOrtValue (rank 2)")) {
+      const OrtValue* bad_inputs[] = {bad};
+      OrtValue* none = NULL;
+      OrtStatus* status = api->Run(session, NULL, in_names, bad_inputs, 1, out_names, 1, &none);
+      CHECK(status != NULL);
+      if (status) {
+        CHECK(api->GetErrorCode(status) == ORT_INVALID_ARGUMENT);
+        CHECK(strstr(api->GetErrorMessage(status), "image") != NULL);
+        api->ReleaseStatus(status);
+      }
+      CHECK(none == NULL);
+      api->ReleaseValue(bad);
+    }
+    /* Too few bytes for the shape. */
+    OrtValue* short_value = NULL;
+    CHECK(code_of(api->CreateTensorWithDataAsOrtValue(cpu, images, 16, shape, 4, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                                      &short_value)) == ORT_INVALID_ARGUMENT);
+    api->ReleaseValue(input);
+  }
+  api->ReleaseMemoryInfo(cpu);
+}
+
+static void inspect(OrtSession* session) {
+  size_t inputs = 0, outputs = 0;
+  ok(api->SessionGetInputCount(session, &inputs), "SessionGetInputCount");
+  ok(api->SessionGetOutputCount(session, &outputs), "SessionGetOutputCount");
+  CHECK(inputs == 1 && outputs == 1);
+  OrtAllocator* allocator = NULL;
+  ok(api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions");
+  char* name = NULL;
+  if (ok(api->SessionGetInputName(session, 0, allocator, &name), "SessionGetInputName")) {
+    CHECK(strcmp(name, "image") == 0);
+    allocator->Free(allocator, name); /* as onnxruntime-node frees it */
+  }
+  if (ok(api->SessionGetOutputName(session, 0, allocator, &name), "SessionGetOutputName")) {
+    CHECK(strcmp(name, "probabilities") == 0);
+    ok(api->AllocatorFree(allocator, name), "AllocatorFree");
+  }
+  CHECK(code_of(api->SessionGetInputName(session, 1, allocator, &name)) == ORT_INVALID_ARGUMENT);
+  OrtTypeInfo* type = NULL;
+  if (ok(api->SessionGetInputTypeInfo(session, 0, &type), "SessionGetInputTypeInfo")) {
+    const OrtTensorTypeAndShapeInfo* tensor = NULL;
+    enum ONNXType kind = ONNX_TYPE_UNKNOWN;
+    enum ONNXTensorElementDataType element = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+    size_t rank = 0;
+    int64_t dims[4] = {0, 0, 0, 0};
+    const char* symbols[4] = {NULL, NULL, NULL, NULL};
+    ok(api->GetOnnxTypeFromTypeInfo(type, &kind), "GetOnnxTypeFromTypeInfo");
+    CHECK(kind == ONNX_TYPE_TENSOR);
+    if (ok(api->CastTypeInfoToTensorInfo(type, &tensor), "CastTypeInfoToTensorInfo") && tensor) {
+      ok(api->GetTensorElementType(tensor, &element), "GetTensorElementType");
+      ok(api->GetDimensionsCount(tensor, &rank), "GetDimensionsCount");
+      ok(api->GetDimensions(tensor, dims, 4), "GetDimensions");
+      ok(api->GetSymbolicDimensions(tensor, symbols, 4), "GetSymbolicDimensions");
+      CHECK(element == ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT);
+      CHECK(rank == 4 && dims[0] == -1 && dims[1] == 1 && dims[2] == 8 && dims[3] == 8);
+      CHECK(symbols[0] && strcmp(symbols[0], "batch") == 0 && symbols[1] && symbols[1][0] == '\0');
+    }
+    api->ReleaseTypeInfo(type);
+  }
+}
+
+int main(int argc, char** argv) {
+  if (argc != 2) {
+    fprintf(stderr, "usage: %s MODEL\n", argv[0]);
+    return 2;
+  }
+  const OrtApiBase* base = OrtGetApiBase();
+  CHECK(strcmp(base->GetVersionString(), "1.30.0") == 0);
+  for (uint32_t v = 1; v <= ORT_API_VERSION; ++v) CHECK(base->GetApi(v) != NULL);
+  CHECK(base->GetApi(ORT_API_VERSION + 1) == NULL);
+  api = base->GetApi(ORT_API_VERSION);
+  if (!api) return 1;
+  /* Every member is a function: a real one or a stub, never NULL. */
+  typedef void (*AnyFunction)(void);
+  const AnyFunction* slots = (const AnyFunction*)api;
+  const size_t members = sizeof(OrtApi) / sizeof(AnyFunction);
+  CHECK(members == 426);
+  for (size_t i = 0; i < members; ++i) CHECK(slots[i] != NULL);
+  /* A member onyx does not serve yet says so, naming the call. */
+  OrtStatus* missing = api->CreateEnvWithGlobalThreadPools(ORT_LOGGING_LEVEL_WARNING, "x", NULL, NULL);
+  CHECK(missing && api->GetErrorCode(missing) == ORT_NOT_IMPLEMENTED);
+  CHECK(missing && strstr(api->GetErrorMessage(missing), "CreateEnvWithGlobalThreadPools") != NULL);
+  if (missing) api->ReleaseStatus(missing);
+  OrtStatus* made = api->CreateStatus(ORT_INVALID_GRAPH, "made by the caller");
+  CHECK(api->GetErrorCode(made) == ORT_INVALID_GRAPH && strcmp(api->GetErrorMessage(made), "made by the caller") == 0);
+  api->ReleaseStatus(made);
+
+  OrtEnv* env = NULL;
+  OrtSessionOptions* options = NULL;
+  OrtSession* session = NULL;
+  if (!ok(api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "c_api_test", &env), "CreateEnv")) return 1;
+  ok(api->CreateSessionOptions(&options), "CreateSessionOptions");
+  ok(api->SetIntraOpNumThreads(options, 1), "SetIntraOpNumThreads");
+  ok(api->SetSessionGraphOptimizationLevel(options, ORT_ENABLE_ALL), "SetSessionGraphOptimizationLevel");
+  CHECK(code_of(api->SetIntraOpNumThreads(options, -1)) == ORT_INVALID_ARGUMENT);
+  CHECK(code_of(api->CreateSession(env, "/nonexistent/model.onnx", options, &session)) != ORT_OK);
+  CHECK(session == NULL);
+  CHECK(code_of(api->CreateSession(env, NULL, options, &session)) == ORT_INVALID_ARGUMENT);
+
+  if (ok(api->CreateSession(env, argv[1], options, &session), "CreateSession")) {
+    inspect(session);
+    run_stripes(session);
+    api->ReleaseSession(session);
+  }
+  /* The same model from bytes. */
+  FILE* f = fopen(argv[1], "rb");
+  CHECK(f != NULL);
+  if (f) {
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char* bytes = malloc((size_t)size);
+    CHECK(bytes && fread(bytes, 1, (size_t)size, f) == (size_t)size);
+    fclose(f);
+    session = NULL;
+    if (bytes && ok(api->CreateSessionFromArray(env, bytes, (size_t)size, options, &session), "CreateSessionFromArray")) {
+      free(bytes); /* the session keeps nothing of the caller's buffer */
+      bytes = NULL;
+      run_stripes(session);
+      api->ReleaseSession(session);
+    }
+    free(bytes);
+    /* Truncated bytes: a clear error, no session. */
+    session = NULL;
+    CHECK(code_of(api->CreateSessionFromArray(env, "\x08\x07\x12", 3, options, &session)) != ORT_OK);
+    CHECK(session == NULL);
+  }
+  api->ReleaseSessionOptions(options);
+  api->ReleaseEnv(env);
+  if (failures) fprintf(stderr, "%d checks failed\n", failures);
+  else printf("c_api_test: all checks passed\n");
+  return failures ? 1 : 0;
+}
