@@ -5,23 +5,12 @@
 
 #include "binding.h"
 #include "core/logging.h"
+#include "session/session_config.h"
 
 namespace onyx::python {
 namespace {
 
 std::atomic<int> g_default_severity{2};  // warning, ORT's default
-
-// onyx's own session config key: "1" multiplies float32 MatMul/Gemm with constant weights in
-// bfloat16 (SessionOptions::bf16_gemm); "0", the default, keeps float32.
-constexpr const char* kBf16GemmKey = "onyx.cpu.gemm_bf16";
-
-// Config keys ONNX Runtime documents (prefixes); others are stored and logged as unknown.
-bool known_config_key(const std::string& key) {
-  if (key == kBf16GemmKey) return true;
-  for (const char* prefix : {"session.", "optimization.", "mlas.", "ep.", "kernel.", "memory."})
-    if (key.rfind(prefix, 0) == 0) return true;
-  return false;
-}
 
 void check_severity(int level) {
   if (level < -1 || level > 4)
@@ -62,8 +51,6 @@ entries) are accepted and stored, as ONNX Runtime accepts them, so that scripts 
 keep working: onyx plans memory and orders nodes its own way, and its CPU kernels are
 deterministic whatever use_deterministic_compute says.)";
 
-constexpr const char* kExternalFileKey = "session.optimized_model_external_initializers_file_name";
-constexpr const char* kExternalMinBytesKey = "session.optimized_model_external_initializers_min_size_in_bytes";
 
 }  // namespace
 
@@ -75,13 +62,7 @@ SessionOptions PySessionOptions::resolved() const {
   s.log_level = log_severity_level >= 0 ? log_severity_level : default_log_severity();
   s.enable_cpu_mem_arena = enable_cpu_mem_arena;
   s.optimized_model_filepath = optimized_model_filepath;
-  if (auto it = config.find(kExternalFileKey); it != config.end()) s.optimized_model_external_data_file = it->second;
-  if (auto it = config.find(kExternalMinBytesKey); it != config.end())
-    s.optimized_model_external_min_bytes = size_t(std::stoull(it->second));  // checked when added
-  if (auto it = config.find(kBf16GemmKey); it != config.end()) s.bf16_gemm = it->second == "1";
-  if (auto it = config.find("session.set_denormal_as_zero"); it != config.end()) s.denormal_as_zero = it->second == "1";
-  if (auto it = config.find("session.disable_cpu_ep_fallback"); it != config.end())
-    s.disable_cpu_fallback = it->second == "1";
+  apply_session_config(config, s);
   return s;
 }
 
@@ -157,20 +138,8 @@ void register_options(py::module_& m) {
       .def(
           "add_session_config_entry",
           [](SO& o, const std::string& key, const std::string& value) {
-            if (key == kExternalMinBytesKey) {
-              size_t used = 0;
-              bool ok = !value.empty() && value[0] != '-';
-              try {
-                if (ok) (void)std::stoull(value, &used);
-              } catch (const std::exception&) {
-                ok = false;
-              }
-              if (!ok || used != value.size())
-                throw py::value_error(std::string(kExternalMinBytesKey) + " must be a byte count, got '" + value + "'");
-            }
-            if (key == kBf16GemmKey && value != "0" && value != "1")
-              throw py::value_error(std::string(kBf16GemmKey) + " must be '0' or '1', got '" + value + "'");
-            if (!known_config_key(key))
+            if (Status bad = check_session_config_entry(key, value); !bad.ok()) throw py::value_error(bad.message());
+            if (!known_session_config_key(key))
               log_message(LogLevel::kWarning, o.resolved().log_level,
                           "session config key '" + key + "' is not one onyx knows; stored, not acted on");
             o.config[key] = value;

@@ -4,6 +4,7 @@
 // entry point runs its body through `guarded`, which turns an exception into an OrtStatus.
 #pragma once
 #include <atomic>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "core/status.h"
 #include "core/value.h"
 #include "onnxruntime_c_api.h"
+#include "session/io_binding.h"
 #include "session/run_options.h"
 #include "session/session.h"
 
@@ -26,6 +28,8 @@ struct OrtEnv {
 
 struct OrtSessionOptions {
   onyx::SessionOptions core;
+  std::map<std::string, std::string> config;  // AddSessionConfigEntry; applied when a session is made
+  std::string log_id;
 };
 
 struct OrtSession {
@@ -36,6 +40,13 @@ struct OrtSession {
 
 struct OrtRunOptions {
   onyx::RunOptions core;
+  std::string tag;
+  int log_level = 2;
+};
+
+struct OrtIoBinding {
+  explicit OrtIoBinding(const onyx::Session& session) : binding(session) {}
+  onyx::IoBinding binding;
 };
 
 struct OrtValue {

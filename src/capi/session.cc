@@ -3,6 +3,7 @@
 
 #include "capi/capi_internal.h"
 #include "capi/generated/api_declarations.h"
+#include "session/session_config.h"
 
 namespace onyx::capi {
 namespace {
@@ -28,6 +29,14 @@ OrtStatus* name_at(const std::vector<std::string>& names, size_t index, OrtAlloc
   std::memcpy(p, names[index].c_str(), names[index].size() + 1);
   *value = static_cast<char*>(p);
   return nullptr;
+}
+
+// The options a session is made with: the config entries applied.
+SessionOptions resolved(const OrtSessionOptions* options) {
+  if (!options) return SessionOptions();
+  SessionOptions s = options->core;
+  apply_session_config(options->config, s);
+  return s;
 }
 
 const ir::ValueInfo* info_named(const std::vector<ir::ValueInfo>& all, const std::string& name) {
@@ -97,7 +106,7 @@ OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* model_
     ONYX_CAPI_REQUIRE(env, "CreateSession");
     ONYX_CAPI_REQUIRE(model_path, "CreateSession");
     ONYX_CAPI_REQUIRE(out, "CreateSession");
-    return finish_session(Session::load_file(model_path, options ? options->core : SessionOptions()), out);
+    return finish_session(Session::load_file(model_path, resolved(options)), out);
   });
 }
 
@@ -107,8 +116,7 @@ OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* mo
     ONYX_CAPI_REQUIRE(env, "CreateSessionFromArray");
     ONYX_CAPI_REQUIRE(model_data, "CreateSessionFromArray");
     ONYX_CAPI_REQUIRE(out, "CreateSessionFromArray");
-    return finish_session(
-        Session::load_bytes(model_data, model_data_length, options ? options->core : SessionOptions()), out);
+    return finish_session(Session::load_bytes(model_data, model_data_length, resolved(options)), out);
   });
 }
 

@@ -1,5 +1,5 @@
 // Values, their type and shape information, memory info and the default allocator through
-// the C API. Tensors of numbers only in this slice: strings, sequences, maps and optionals
+// the C API. Tensors of numbers and strings in this slice: sequences, maps and optionals
 // answer NOT_IMPLEMENTED where they would need more.
 #include <cstdlib>
 #include <cstring>
@@ -15,8 +15,7 @@ namespace {
 ONNXTensorElementDataType element_type_of(DataType t) { return ONNXTensorElementDataType(int(t)); }
 
 bool known_element_type(ONNXTensorElementDataType t) {
-  return t > ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED && t <= ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16 &&
-         t != ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING;
+  return t > ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED && t <= ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16;
 }
 
 // The default allocator: aligned heap memory, described as the CPU's.
@@ -272,7 +271,7 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAsOrtValue(const OrtMemoryInfo* info
     if (info->name != "Cpu")
       return make_status(ORT_NOT_IMPLEMENTED, "CreateTensorWithDataAsOrtValue: memory '" + info->name +
                                                   "' (onyx's C API wraps CPU memory only yet)");
-    if (!known_element_type(type))
+    if (!known_element_type(type) || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING)
       return make_status(ORT_NOT_IMPLEMENTED, "CreateTensorWithDataAsOrtValue: element type " +
                                                   std::to_string(int(type)) + " is not supported by onyx's C API yet");
     Shape dims;
@@ -322,5 +321,71 @@ OrtStatus* ORT_API_CALL GetTensorData(const OrtValue* value, const void** out) {
 }
 
 void ORT_API_CALL ReleaseValue(OrtValue* value) { delete value; }
+
+OrtStatus* ORT_API_CALL GetTensorMemoryInfo(const OrtValue* value, const OrtMemoryInfo** mem_info) {
+  ONYX_CAPI_REQUIRE(mem_info, "GetTensorMemoryInfo");
+  const Tensor* t = tensor_of(value);
+  if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorMemoryInfo: the value is not a tensor");
+  if (!t->device().is_cpu()) return not_implemented("GetTensorMemoryInfo of a tensor on a device");
+  *mem_info = default_allocator()->Info(default_allocator());
+  return nullptr;
+}
+
+void ORT_API_CALL MemoryInfoGetDeviceType(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out) {
+  if (!ptr || !out) return;
+  *out = ptr->name == "Cuda" ? OrtMemoryInfoDeviceType_GPU : OrtMemoryInfoDeviceType_CPU;
+}
+
+// String tensors.
+
+OrtStatus* ORT_API_CALL FillStringTensor(OrtValue* value, const char* const* s, size_t s_len) {
+  return guarded("FillStringTensor", [&]() -> OrtStatus* {
+    if (!value || !value->value.is_tensor() || value->value.tensor().dtype() != DataType::kString)
+      return make_status(ORT_INVALID_ARGUMENT, "FillStringTensor: the value is not a string tensor");
+    Tensor& t = value->value.tensor();
+    if (size_t(t.numel()) != s_len)
+      return make_status(ORT_INVALID_ARGUMENT, "FillStringTensor: " + std::to_string(s_len) + " strings for " +
+                                                   std::to_string(t.numel()) + " elements");
+    if (s_len && !s) return make_status(ORT_INVALID_ARGUMENT, "FillStringTensor: s is null");
+    for (size_t i = 0; i < s_len; ++i) t.data<std::string>()[i] = s[i] ? s[i] : "";
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL GetStringTensorDataLength(const OrtValue* value, size_t* len) {
+  ONYX_CAPI_REQUIRE(len, "GetStringTensorDataLength");
+  const Tensor* t = tensor_of(value);
+  if (!t || t->dtype() != DataType::kString)
+    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorDataLength: the value is not a string tensor");
+  size_t total = 0;
+  for (int64_t i = 0; i < t->numel(); ++i) total += t->data<std::string>()[i].size();
+  *len = total;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetStringTensorContent(const OrtValue* value, void* s, size_t s_len, size_t* offsets,
+                                               size_t offsets_len) {
+  const Tensor* t = tensor_of(value);
+  if (!t || t->dtype() != DataType::kString)
+    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorContent: the value is not a string tensor");
+  if (offsets_len != size_t(t->numel()))
+    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorContent: " + std::to_string(offsets_len) +
+                                                 " offsets for " + std::to_string(t->numel()) + " strings");
+  size_t total = 0;
+  for (int64_t i = 0; i < t->numel(); ++i) total += t->data<std::string>()[i].size();
+  if (s_len < total)
+    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorContent: " + std::to_string(s_len) +
+                                                 " bytes for strings of " + std::to_string(total));
+  if ((total && !s) || (offsets_len && !offsets))
+    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorContent: null buffer");
+  size_t at = 0;
+  for (int64_t i = 0; i < t->numel(); ++i) {
+    const std::string& str = t->data<std::string>()[i];
+    offsets[i] = at;
+    if (!str.empty()) std::memcpy(static_cast<char*>(s) + at, str.data(), str.size());
+    at += str.size();
+  }
+  return nullptr;
+}
 
 }  // namespace onyx::capi

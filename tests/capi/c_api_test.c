@@ -1,7 +1,8 @@
 /* onyx's libonnxruntime.so.1 from a C program, as ONNX Runtime's users call it: the API
  * table for every version up to 30 (NULL above), every slot filled, a session from a file and
  * from bytes, input and output names and types (a symbolic dim included), a run on caller
- * memory with the expected answers, clear error codes for bad calls, and ORT_NOT_IMPLEMENTED
+ * memory with the expected answers, the same through an IoBinding (as onnxruntime-node runs),
+ * string tensors, config entries, clear error codes for bad calls, and ORT_NOT_IMPLEMENTED
  * naming a member onyx does not serve yet.
  *
  *     c_api_test MODEL   (models/stripes.onnx: image [batch,1,8,8] -> probabilities [batch,3])
@@ -110,6 +111,67 @@ static void run_stripes(OrtSession* session) {
   api->ReleaseMemoryInfo(cpu);
 }
 
+/* The stripes run again through an IoBinding, the output allocated by the run on the CPU. */
+static void run_bound(OrtSession* session) {
+  float images[64];
+  stripes(images, 0); /* vertical -> class 0 */
+  const int64_t shape[4] = {1, 1, 8, 8};
+  OrtMemoryInfo* cpu = NULL;
+  OrtValue* input = NULL;
+  OrtIoBinding* binding = NULL;
+  OrtAllocator* allocator = NULL;
+  ok(api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions");
+  if (!ok(api->CreateCpuMemoryInfo(OrtDeviceAllocator, OrtMemTypeDefault, &cpu), "CreateCpuMemoryInfo")) return;
+  if (ok(api->CreateTensorWithDataAsOrtValue(cpu, images, sizeof(images), shape, 4, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                             &input),
+         "CreateTensorWithDataAsOrtValue") &&
+      ok(api->CreateIoBinding(session, &binding), "CreateIoBinding")) {
+    ok(api->BindInput(binding, "image", input), "BindInput");
+    ok(api->BindOutputToDevice(binding, "probabilities", cpu), "BindOutputToDevice");
+    CHECK(code_of(api->BindInput(binding, "no_such_input", input)) != ORT_OK);
+    if (ok(api->RunWithBinding(session, NULL, binding), "RunWithBinding")) {
+      OrtValue** outputs = NULL;
+      size_t count = 0;
+      if (ok(api->GetBoundOutputValues(binding, allocator, &outputs, &count), "GetBoundOutputValues")) {
+        CHECK(count == 1);
+        const float* p = NULL;
+        if (count == 1 && ok(api->GetTensorData(outputs[0], (const void**)&p), "GetTensorData"))
+          CHECK(p[0] > p[1] && p[0] > p[2]);
+        for (size_t i = 0; i < count; ++i) api->ReleaseValue(outputs[i]);
+        allocator->Free(allocator, outputs);
+      }
+    }
+    api->ReleaseIoBinding(binding);
+  }
+  api->ReleaseValue(input);
+  api->ReleaseMemoryInfo(cpu);
+}
+
+/* String tensors: filled, measured and read back. */
+static void strings(void) {
+  OrtAllocator* allocator = NULL;
+  OrtValue* value = NULL;
+  const int64_t shape[1] = {3};
+  const char* words[3] = {"onyx", "", "runs"};
+  ok(api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions");
+  if (!ok(api->CreateTensorAsOrtValue(allocator, shape, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING, &value),
+          "CreateTensorAsOrtValue (string)"))
+    return;
+  CHECK(code_of(api->FillStringTensor(value, words, 2)) == ORT_INVALID_ARGUMENT);
+  ok(api->FillStringTensor(value, words, 3), "FillStringTensor");
+  size_t length = 0;
+  ok(api->GetStringTensorDataLength(value, &length), "GetStringTensorDataLength");
+  CHECK(length == 8);
+  char bytes[8];
+  size_t offsets[3] = {9, 9, 9};
+  CHECK(code_of(api->GetStringTensorContent(value, bytes, 4, offsets, 3)) == ORT_INVALID_ARGUMENT);
+  ok(api->GetStringTensorContent(value, bytes, sizeof(bytes), offsets, 3), "GetStringTensorContent");
+  CHECK(memcmp(bytes, "onyxruns", 8) == 0 && offsets[0] == 0 && offsets[1] == 4 && offsets[2] == 4);
+  void* raw = NULL;
+  CHECK(code_of(api->GetTensorMutableData(value, &raw)) == ORT_INVALID_ARGUMENT);
+  api->ReleaseValue(value);
+}
+
 static void inspect(OrtSession* session) {
   size_t inputs = 0, outputs = 0;
   ok(api->SessionGetInputCount(session, &inputs), "SessionGetInputCount");
@@ -184,6 +246,12 @@ int main(int argc, char** argv) {
   ok(api->SetIntraOpNumThreads(options, 1), "SetIntraOpNumThreads");
   ok(api->SetSessionGraphOptimizationLevel(options, ORT_ENABLE_ALL), "SetSessionGraphOptimizationLevel");
   CHECK(code_of(api->SetIntraOpNumThreads(options, -1)) == ORT_INVALID_ARGUMENT);
+  ok(api->AddSessionConfigEntry(options, "session.set_denormal_as_zero", "1"), "AddSessionConfigEntry");
+  CHECK(code_of(api->AddSessionConfigEntry(options, "onyx.cpu.gemm_bf16", "2")) == ORT_INVALID_ARGUMENT);
+  ok(api->SetSessionLogSeverityLevel(options, 3), "SetSessionLogSeverityLevel");
+  CHECK(code_of(api->SetSessionLogSeverityLevel(options, 7)) == ORT_INVALID_ARGUMENT);
+  ok(api->SetLanguageProjection(env, ORT_PROJECTION_C), "SetLanguageProjection");
+  strings();
   CHECK(code_of(api->CreateSession(env, "/nonexistent/model.onnx", options, &session)) != ORT_OK);
   CHECK(session == NULL);
   CHECK(code_of(api->CreateSession(env, NULL, options, &session)) == ORT_INVALID_ARGUMENT);
@@ -191,6 +259,7 @@ int main(int argc, char** argv) {
   if (ok(api->CreateSession(env, argv[1], options, &session), "CreateSession")) {
     inspect(session);
     run_stripes(session);
+    run_bound(session);
     api->ReleaseSession(session);
   }
   /* The same model from bytes. */

@@ -1,0 +1,78 @@
+// IoBinding through the C API (onnxruntime-node runs every session through one): inputs
+// bound to values, outputs bound to a device and allocated by the run, then handed out.
+#include <cstring>
+
+#include "capi/capi_internal.h"
+#include "capi/generated/api_declarations.h"
+
+namespace onyx::capi {
+
+OrtStatus* ORT_API_CALL CreateIoBinding(OrtSession* session, OrtIoBinding** out) {
+  return guarded("CreateIoBinding", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(session, "CreateIoBinding");
+    ONYX_CAPI_REQUIRE(out, "CreateIoBinding");
+    *out = new OrtIoBinding(*session->session);
+    return nullptr;
+  });
+}
+
+void ORT_API_CALL ReleaseIoBinding(OrtIoBinding* binding) { delete binding; }
+
+OrtStatus* ORT_API_CALL BindInput(OrtIoBinding* binding, const char* name, const OrtValue* value) {
+  return guarded("BindInput", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(binding, "BindInput");
+    ONYX_CAPI_REQUIRE(name, "BindInput");
+    ONYX_CAPI_REQUIRE(value, "BindInput");
+    return to_ort_status(binding->binding.bind_input(name, value->value));
+  });
+}
+
+OrtStatus* ORT_API_CALL BindOutputToDevice(OrtIoBinding* binding, const char* name, const OrtMemoryInfo* mem_info) {
+  return guarded("BindOutputToDevice", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(binding, "BindOutputToDevice");
+    ONYX_CAPI_REQUIRE(name, "BindOutputToDevice");
+    ONYX_CAPI_REQUIRE(mem_info, "BindOutputToDevice");
+    Device device;
+    if (mem_info->name == "Cuda") {
+      device = Device{Device::Type::kCuda, mem_info->id};
+    } else if (mem_info->name != "Cpu" && mem_info->name != "CpuPinned") {
+      return make_status(ORT_NOT_IMPLEMENTED, "BindOutputToDevice: memory '" + mem_info->name +
+                                                  "' (onyx binds outputs to Cpu and Cuda)");
+    }
+    return to_ort_status(binding->binding.bind_output(name, device));
+  });
+}
+
+OrtStatus* ORT_API_CALL RunWithBinding(OrtSession* session, const OrtRunOptions* run_options, const OrtIoBinding* binding) {
+  return guarded("RunWithBinding", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(session, "RunWithBinding");
+    ONYX_CAPI_REQUIRE(binding, "RunWithBinding");
+    static const RunOptions kDefaults;
+    const RunOptions& options = run_options ? run_options->core : kDefaults;
+    // ORT's own binding changes in a run too (its outputs): the handle is const only in name.
+    return to_ort_status(session->session->run(const_cast<OrtIoBinding*>(binding)->binding, options));
+  });
+}
+
+OrtStatus* ORT_API_CALL GetBoundOutputValues(const OrtIoBinding* binding, OrtAllocator* allocator, OrtValue*** output,
+                                             size_t* output_count) {
+  return guarded("GetBoundOutputValues", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(binding, "GetBoundOutputValues");
+    ONYX_CAPI_REQUIRE(allocator, "GetBoundOutputValues");
+    ONYX_CAPI_REQUIRE(output, "GetBoundOutputValues");
+    ONYX_CAPI_REQUIRE(output_count, "GetBoundOutputValues");
+    const std::vector<Value>& values = binding->binding.outputs();
+    *output = nullptr;
+    *output_count = 0;
+    if (values.empty()) return nullptr;
+    void* p = allocator->Alloc(allocator, values.size() * sizeof(OrtValue*));
+    if (!p) return make_status(ORT_FAIL, "GetBoundOutputValues: the allocator returned null");
+    auto** array = static_cast<OrtValue**>(p);
+    for (size_t i = 0; i < values.size(); ++i) array[i] = new OrtValue{values[i]};
+    *output = array;
+    *output_count = values.size();
+    return nullptr;
+  });
+}
+
+}  // namespace onyx::capi

@@ -1,0 +1,139 @@
+// The session and run options onnxruntime-node and the other bindings set on every session:
+// profiling, logging, memory knobs, config entries and external data held in memory.
+#include <cstring>
+
+#include "capi/capi_internal.h"
+#include "capi/generated/api_declarations.h"
+#include "core/logging.h"
+#include "session/session_config.h"
+
+namespace onyx::capi {
+
+OrtStatus* ORT_API_CALL SetOptimizedModelFilePath(OrtSessionOptions* options, const ORTCHAR_T* path) {
+  ONYX_CAPI_REQUIRE(options, "SetOptimizedModelFilePath");
+  ONYX_CAPI_REQUIRE(path, "SetOptimizedModelFilePath");
+  options->core.optimized_model_filepath = path;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL EnableProfiling(OrtSessionOptions* options, const ORTCHAR_T* prefix) {
+  ONYX_CAPI_REQUIRE(options, "EnableProfiling");
+  ONYX_CAPI_REQUIRE(prefix, "EnableProfiling");
+  options->core.enable_profiling = true;
+  options->core.profile_file_prefix = prefix;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL DisableProfiling(OrtSessionOptions* options) {
+  ONYX_CAPI_REQUIRE(options, "DisableProfiling");
+  options->core.enable_profiling = false;
+  return nullptr;
+}
+
+// Memory patterns are ORT's planner's; onyx plans its own way: accepted, without effect.
+OrtStatus* ORT_API_CALL EnableMemPattern(OrtSessionOptions* options) {
+  ONYX_CAPI_REQUIRE(options, "EnableMemPattern");
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL DisableMemPattern(OrtSessionOptions* options) {
+  ONYX_CAPI_REQUIRE(options, "DisableMemPattern");
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL EnableCpuMemArena(OrtSessionOptions* options) {
+  ONYX_CAPI_REQUIRE(options, "EnableCpuMemArena");
+  options->core.enable_cpu_mem_arena = true;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL DisableCpuMemArena(OrtSessionOptions* options) {
+  ONYX_CAPI_REQUIRE(options, "DisableCpuMemArena");
+  options->core.enable_cpu_mem_arena = false;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL SetSessionLogId(OrtSessionOptions* options, const char* logid) {
+  ONYX_CAPI_REQUIRE(options, "SetSessionLogId");
+  options->log_id = logid ? logid : "";
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL SetSessionLogSeverityLevel(OrtSessionOptions* options, int level) {
+  ONYX_CAPI_REQUIRE(options, "SetSessionLogSeverityLevel");
+  if (level < 0 || level > 4)
+    return make_status(ORT_INVALID_ARGUMENT, "SetSessionLogSeverityLevel: " + std::to_string(level) +
+                                                 " is not a severity (0 verbose .. 4 fatal)");
+  options->core.log_level = level;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL AddSessionConfigEntry(OrtSessionOptions* options, const char* key, const char* value) {
+  return guarded("AddSessionConfigEntry", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(options, "AddSessionConfigEntry");
+    ONYX_CAPI_REQUIRE(key, "AddSessionConfigEntry");
+    ONYX_CAPI_REQUIRE(value, "AddSessionConfigEntry");
+    if (Status bad = check_session_config_entry(key, value); !bad.ok()) return to_ort_status(bad);
+    if (!known_session_config_key(key))
+      log_message(LogLevel::kWarning, options->core.log_level,
+                  std::string("session config key '") + key + "' is not one onyx knows; stored, not acted on");
+    options->config[key] = value;
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options,
+                                                                 const ORTCHAR_T* const* names, char* const* buffers,
+                                                                 const size_t* lengths, size_t count) {
+  return guarded("AddExternalInitializersFromFilesInMemory", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(options, "AddExternalInitializersFromFilesInMemory");
+    if (count && (!names || !buffers || !lengths))
+      return make_status(ORT_INVALID_ARGUMENT, "AddExternalInitializersFromFilesInMemory: null arrays");
+    for (size_t i = 0; i < count; ++i) {
+      if (!names[i] || (!buffers[i] && lengths[i]))
+        return make_status(ORT_INVALID_ARGUMENT, "AddExternalInitializersFromFilesInMemory: file " + std::to_string(i) +
+                                                     " has a null name or buffer");
+      // The caller's bytes, not copied: ORT's contract is that they outlive the sessions made.
+      options->core.add_external_data_file_in_memory(names[i], std::make_shared<Buffer>(buffers[i], lengths[i], nullptr));
+    }
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL SetLanguageProjection(const OrtEnv* env, OrtLanguageProjection projection) {
+  ONYX_CAPI_REQUIRE(env, "SetLanguageProjection");
+  (void)projection;  // telemetry in ORT; nothing to do here
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL SessionEndProfiling(OrtSession* session, OrtAllocator* allocator, char** out) {
+  return guarded("SessionEndProfiling", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(session, "SessionEndProfiling");
+    ONYX_CAPI_REQUIRE(allocator, "SessionEndProfiling");
+    ONYX_CAPI_REQUIRE(out, "SessionEndProfiling");
+    auto file = session->session->end_profiling();
+    if (!file.ok()) return to_ort_status(file.status());
+    void* p = allocator->Alloc(allocator, file->size() + 1);
+    if (!p) return make_status(ORT_FAIL, "SessionEndProfiling: the allocator returned null");
+    std::memcpy(p, file->c_str(), file->size() + 1);
+    *out = static_cast<char*>(p);
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL RunOptionsSetRunLogSeverityLevel(OrtRunOptions* options, int level) {
+  ONYX_CAPI_REQUIRE(options, "RunOptionsSetRunLogSeverityLevel");
+  if (level < 0 || level > 4)
+    return make_status(ORT_INVALID_ARGUMENT, "RunOptionsSetRunLogSeverityLevel: " + std::to_string(level) +
+                                                 " is not a severity (0 verbose .. 4 fatal)");
+  options->log_level = level;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL RunOptionsSetRunTag(OrtRunOptions* options, const char* tag) {
+  ONYX_CAPI_REQUIRE(options, "RunOptionsSetRunTag");
+  options->tag = tag ? tag : "";
+  return nullptr;
+}
+
+}  // namespace onyx::capi
