@@ -201,14 +201,27 @@ OrtStatus* ORT_API_CALL Run(OrtSession* session, const OrtRunOptions* run_option
     const RunOptions& options = run_options ? run_options->core : kDefaults;  // by reference: terminate stays live
     auto results = session->session->run(feeds, wanted, options);
     if (!results.ok()) return to_ort_status(results.status());
-    // A null outputs[i] receives a new OrtValue; a non-null one (the caller's) takes the result.
+    // A non-null outputs[i] is the caller's tensor, written in place (ORT's contract: its
+    // memory, obtained before the run, holds the result after it); its dtype and shape must be
+    // the result's. A null one receives a new OrtValue.
     for (size_t i = 0; i < results->size() && i < output_names_len; ++i) {
-      if (outputs[i]) {
-        outputs[i]->value = std::move((*results)[i]);
-      } else {
-        outputs[i] = new OrtValue{std::move((*results)[i])};
+      if (!outputs[i]) continue;
+      const Value& got = (*results)[i];
+      Value& mine = outputs[i]->value;
+      if (!mine.is_tensor() || !got.is_tensor() || mine.tensor().dtype() != got.tensor().dtype() ||
+          mine.tensor().shape() != got.tensor().shape() || !mine.tensor().device().is_cpu())
+        return make_status(ORT_INVALID_ARGUMENT, "Run: output '" + wanted[i] + "' is " + got.describe() +
+                                                     ", but the value given for it is " + mine.describe());
+      Tensor& dst = mine.tensor();
+      const Tensor& src = got.tensor();
+      if (dst.dtype() == DataType::kString) {
+        for (int64_t k = 0; k < src.numel(); ++k) dst.data<std::string>()[k] = src.data<std::string>()[k];
+      } else if (dst.raw_data() != src.raw_data() && dst.nbytes()) {
+        std::memcpy(dst.raw_data(), src.raw_data(), dst.nbytes());
       }
     }
+    for (size_t i = 0; i < results->size() && i < output_names_len; ++i)
+      if (!outputs[i]) outputs[i] = new OrtValue{std::move((*results)[i])};
     return nullptr;
   });
 }

@@ -84,6 +84,26 @@ static void run_stripes(OrtSession* session) {
       }
       api->ReleaseValue(output);
     }
+    /* An output value the caller made over its own memory is written in place. */
+    float mine[6] = {-1, -1, -1, -1, -1, -1};
+    const int64_t out_shape[2] = {2, 3};
+    OrtValue* preallocated = NULL;
+    if (ok(api->CreateTensorWithDataAsOrtValue(cpu, mine, sizeof(mine), out_shape, 2, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT,
+                                               &preallocated),
+           "CreateTensorWithDataAsOrtValue (output)")) {
+      if (ok(api->Run(session, NULL, in_names, inputs, 1, out_names, 1, &preallocated), "Run (preallocated)")) {
+        CHECK(fabsf(mine[0] + mine[1] + mine[2] - 1.0f) < 1e-5f && mine[1] > mine[0]);
+        CHECK(mine[3] > mine[4]);
+      }
+      api->ReleaseValue(preallocated);
+    }
+    const int64_t wrong_shape[2] = {3, 2};
+    if (ok(api->CreateTensorWithDataAsOrtValue(cpu, mine, sizeof(mine), wrong_shape, 2,
+                                               ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &preallocated),
+           "CreateTensorWithDataAsOrtValue (wrong output)")) {
+      CHECK(code_of(api->Run(session, NULL, in_names, inputs, 1, out_names, 1, &preallocated)) == ORT_INVALID_ARGUMENT);
+      api->ReleaseValue(preallocated);
+    }
     /* A feed of the wrong rank is the caller's error, said as such. */
     const int64_t bad_shape[2] = {2, 64};
     OrtValue* bad = NULL;
