@@ -250,6 +250,74 @@ static void run_from_threads(OrtSession* session) {
   }
 }
 
+/* Model metadata, providers, caller-made type-and-shape objects. */
+static void metadata(OrtSession* session) {
+  OrtAllocator* allocator = NULL;
+  OrtModelMetadata* meta = NULL;
+  ok(api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions");
+  if (ok(api->SessionGetModelMetadata(session, &meta), "SessionGetModelMetadata")) {
+    char* text = NULL;
+    if (ok(api->ModelMetadataGetGraphName(meta, allocator, &text), "ModelMetadataGetGraphName")) {
+      CHECK(strcmp(text, "stripes") == 0);
+      allocator->Free(allocator, text);
+    }
+    if (ok(api->ModelMetadataGetProducerName(meta, allocator, &text), "ModelMetadataGetProducerName")) {
+      CHECK(strstr(text, "make_stripes") != NULL);
+      allocator->Free(allocator, text);
+    }
+    text = (char*)1;
+    ok(api->ModelMetadataLookupCustomMetadataMap(meta, allocator, "absent", &text), "ModelMetadataLookupCustomMetadataMap");
+    CHECK(text == NULL);
+    char** keys = NULL;
+    int64_t count = -1;
+    ok(api->ModelMetadataGetCustomMetadataMapKeys(meta, allocator, &keys, &count), "ModelMetadataGetCustomMetadataMapKeys");
+    CHECK(count == 0 && keys == NULL);
+    api->ReleaseModelMetadata(meta);
+  }
+  size_t overridable = 9;
+  ok(api->SessionGetOverridableInitializerCount(session, &overridable), "SessionGetOverridableInitializerCount");
+  CHECK(overridable == 0);
+  char** providers = NULL;
+  int n = 0;
+  if (ok(api->GetAvailableProviders(&providers, &n), "GetAvailableProviders")) {
+    CHECK(n >= 1 && strcmp(providers[n - 1], "CPUExecutionProvider") == 0);
+    ok(api->ReleaseAvailableProviders(providers, n), "ReleaseAvailableProviders");
+  }
+  OrtTensorTypeAndShapeInfo* info = NULL;
+  if (ok(api->CreateTensorTypeAndShapeInfo(&info), "CreateTensorTypeAndShapeInfo")) {
+    const int64_t dims[3] = {2, 5, 7};
+    int64_t back[3] = {0, 0, 0};
+    size_t count = 0;
+    ok(api->SetTensorElementType(info, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64), "SetTensorElementType");
+    ok(api->SetDimensions(info, dims, 3), "SetDimensions");
+    ok(api->GetDimensions(info, back, 3), "GetDimensions");
+    ok(api->GetTensorShapeElementCount(info, &count), "GetTensorShapeElementCount");
+    CHECK(back[0] == 2 && back[1] == 5 && back[2] == 7 && count == 70);
+    api->ReleaseTensorTypeAndShapeInfo(info);
+  }
+}
+
+/* A free dim fixed by name shows in the input's type, and a run of another batch is refused. */
+static void free_dim_override(OrtEnv* env, const OrtSessionOptions* base, const char* model) {
+  OrtSessionOptions* options = NULL;
+  OrtSession* session = NULL;
+  if (!ok(api->CloneSessionOptions(base, &options), "CloneSessionOptions")) return;
+  ok(api->AddFreeDimensionOverrideByName(options, "batch", 1), "AddFreeDimensionOverrideByName");
+  if (ok(api->CreateSession(env, model, options, &session), "CreateSession (batch 1)")) {
+    OrtTypeInfo* type = NULL;
+    if (ok(api->SessionGetInputTypeInfo(session, 0, &type), "SessionGetInputTypeInfo")) {
+      const OrtTensorTypeAndShapeInfo* tensor = NULL;
+      int64_t dims[4] = {0, 0, 0, 0};
+      ok(api->CastTypeInfoToTensorInfo(type, &tensor), "CastTypeInfoToTensorInfo");
+      if (tensor) ok(api->GetDimensions(tensor, dims, 4), "GetDimensions");
+      CHECK(dims[0] == 1);
+      api->ReleaseTypeInfo(type);
+    }
+    api->ReleaseSession(session);
+  }
+  api->ReleaseSessionOptions(options);
+}
+
 static void inspect(OrtSession* session) {
   size_t inputs = 0, outputs = 0;
   ok(api->SessionGetInputCount(session, &inputs), "SessionGetInputCount");
@@ -339,8 +407,10 @@ int main(int argc, char** argv) {
     run_stripes(session);
     run_bound(session);
     run_from_threads(session);
+    metadata(session);
     api->ReleaseSession(session);
   }
+  free_dim_override(env, options, argv[1]);
   /* The same model from bytes. */
   FILE* f = fopen(argv[1], "rb");
   CHECK(f != NULL);
