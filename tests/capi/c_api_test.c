@@ -318,6 +318,56 @@ static void free_dim_override(OrtEnv* env, const OrtSessionOptions* base, const 
   api->ReleaseSessionOptions(options);
 }
 
+/* A sequence and a map made from tensors and taken apart again. */
+static void containers(void) {
+  OrtAllocator* allocator = NULL;
+  OrtValue* a = NULL;
+  OrtValue* b = NULL;
+  ok(api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions");
+  const int64_t shape[1] = {3};
+  if (!ok(api->CreateTensorAsOrtValue(allocator, shape, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT64, &a), "CreateTensorAsOrtValue") ||
+      !ok(api->CreateTensorAsOrtValue(allocator, shape, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT, &b), "CreateTensorAsOrtValue"))
+    return;
+  int64_t* keys = NULL;
+  float* values = NULL;
+  ok(api->GetTensorMutableData(a, (void**)&keys), "GetTensorMutableData");
+  ok(api->GetTensorMutableData(b, (void**)&values), "GetTensorMutableData");
+  for (int i = 0; i < 3; ++i) {
+    keys[i] = 10 + i;
+    values[i] = 0.5f * (float)i;
+  }
+  const OrtValue* pair[2] = {a, b};
+  OrtValue* map = NULL;
+  if (ok(api->CreateValue(pair, 2, ONNX_TYPE_MAP, &map), "CreateValue (map)")) {
+    size_t count = 0;
+    enum ONNXType kind = ONNX_TYPE_UNKNOWN;
+    OrtValue* got = NULL;
+    const float* p = NULL;
+    ok(api->GetValueCount(map, &count), "GetValueCount");
+    ok(api->GetValueType(map, &kind), "GetValueType");
+    CHECK(count == 2 && kind == ONNX_TYPE_MAP);
+    if (ok(api->GetValue(map, 1, allocator, &got), "GetValue")) {
+      ok(api->GetTensorData(got, (const void**)&p), "GetTensorData");
+      CHECK(p && p[2] == 1.0f);
+      api->ReleaseValue(got);
+    }
+    CHECK(code_of(api->GetValue(map, 2, allocator, &got)) == ORT_INVALID_ARGUMENT);
+    api->ReleaseValue(map);
+  }
+  const OrtValue* mixed[2] = {a, b};
+  OrtValue* seq = NULL;
+  CHECK(code_of(api->CreateValue(mixed, 2, ONNX_TYPE_SEQUENCE, &seq)) == ORT_INVALID_ARGUMENT);
+  const OrtValue* same[2] = {b, b};
+  if (ok(api->CreateValue(same, 2, ONNX_TYPE_SEQUENCE, &seq), "CreateValue (sequence)")) {
+    size_t count = 0;
+    ok(api->GetValueCount(seq, &count), "GetValueCount");
+    CHECK(count == 2);
+    api->ReleaseValue(seq);
+  }
+  api->ReleaseValue(a);
+  api->ReleaseValue(b);
+}
+
 static void inspect(OrtSession* session) {
   size_t inputs = 0, outputs = 0;
   ok(api->SessionGetInputCount(session, &inputs), "SessionGetInputCount");
@@ -398,6 +448,7 @@ int main(int argc, char** argv) {
   CHECK(code_of(api->SetSessionLogSeverityLevel(options, 7)) == ORT_INVALID_ARGUMENT);
   ok(api->SetLanguageProjection(env, ORT_PROJECTION_C), "SetLanguageProjection");
   strings();
+  containers();
   CHECK(code_of(api->CreateSession(env, "/nonexistent/model.onnx", options, &session)) != ORT_OK);
   CHECK(session == NULL);
   CHECK(code_of(api->CreateSession(env, NULL, options, &session)) == ORT_INVALID_ARGUMENT);
