@@ -14,21 +14,22 @@ OrtStatus* not_implemented(const char* call) {
   return make_status(ORT_NOT_IMPLEMENTED, std::string(call) + " is not implemented in onyx's C API");
 }
 
+OrtErrorCode ort_code_of(StatusCode code) {
+  switch (code) {
+    case StatusCode::kOk: return ORT_OK;
+    case StatusCode::kInvalidArgument: return ORT_INVALID_ARGUMENT;
+    case StatusCode::kInvalidModel: return ORT_INVALID_GRAPH;
+    case StatusCode::kNotFound: return ORT_NO_SUCHFILE;
+    case StatusCode::kNotImplemented: return ORT_NOT_IMPLEMENTED;
+    case StatusCode::kOutOfRange: return ORT_INVALID_ARGUMENT;
+    case StatusCode::kRuntimeError: return ORT_RUNTIME_EXCEPTION;
+    default: return ORT_FAIL;  // cancelled runs and onyx's internal errors
+  }
+}
+
 OrtStatus* to_ort_status(const Status& status) {
   if (status.ok()) return nullptr;
-  OrtErrorCode code = ORT_FAIL;
-  switch (status.code()) {
-    case StatusCode::kOk: return nullptr;
-    case StatusCode::kInvalidArgument: code = ORT_INVALID_ARGUMENT; break;
-    case StatusCode::kInvalidModel: code = ORT_INVALID_GRAPH; break;
-    case StatusCode::kNotFound: code = ORT_NO_SUCHFILE; break;
-    case StatusCode::kNotImplemented: code = ORT_NOT_IMPLEMENTED; break;
-    case StatusCode::kOutOfRange: code = ORT_INVALID_ARGUMENT; break;
-    case StatusCode::kRuntimeError: code = ORT_RUNTIME_EXCEPTION; break;
-    case StatusCode::kCancelled: code = ORT_FAIL; break;
-    default: code = ORT_FAIL; break;
-  }
-  return make_status(code, status.message());
+  return make_status(ort_code_of(status.code()), status.message());
 }
 
 OrtStatus* ORT_API_CALL CreateStatus(OrtErrorCode code, const char* msg) {

@@ -75,6 +75,7 @@ namespace onyx::capi {
 
 // nullptr (success) for an OK status; otherwise a new OrtStatus with ORT's code for it.
 OrtStatus* to_ort_status(const Status& status);
+OrtErrorCode ort_code_of(StatusCode code);
 OrtStatus* make_status(OrtErrorCode code, const std::string& message);
 OrtStatus* not_implemented(const char* call);
 

@@ -3,6 +3,7 @@
 
 #include "capi/capi_internal.h"
 #include "capi/generated/api_declarations.h"
+#include "ops/infer_graph.h"
 #include "session/session_config.h"
 
 namespace onyx::capi {
@@ -106,7 +107,11 @@ OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* model_
     ONYX_CAPI_REQUIRE(env, "CreateSession");
     ONYX_CAPI_REQUIRE(model_path, "CreateSession");
     ONYX_CAPI_REQUIRE(out, "CreateSession");
-    return finish_session(Session::load_file(model_path, resolved(options)), out);
+    auto loaded = Session::load_file(model_path, resolved(options));
+    if (!loaded.ok())  // ORT's wording, which its bindings' users match on, then onyx's reason
+      return make_status(ort_code_of(loaded.status().code()),
+                         std::string("Load model from ") + model_path + " failed: " + loaded.status().message());
+    return finish_session(std::move(loaded), out);
   });
 }
 
@@ -114,7 +119,7 @@ OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* mo
                                                const OrtSessionOptions* options, OrtSession** out) {
   return guarded("CreateSessionFromArray", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(env, "CreateSessionFromArray");
-    ONYX_CAPI_REQUIRE(model_data, "CreateSessionFromArray");
+    if (!model_data) return make_status(ORT_INVALID_ARGUMENT, "Model data pointer is null.");
     ONYX_CAPI_REQUIRE(out, "CreateSessionFromArray");
     return finish_session(Session::load_bytes(model_data, model_data_length, resolved(options)), out);
   });
@@ -173,7 +178,17 @@ OrtStatus* ORT_API_CALL SessionGetOutputTypeInfo(const OrtSession* session, size
     ONYX_CAPI_REQUIRE(type_info, "SessionGetOutputTypeInfo");
     if (index >= session->output_names.size())
       return make_status(ORT_INVALID_ARGUMENT, "SessionGetOutputTypeInfo: index " + std::to_string(index) + " is out of range");
-    *type_info = new OrtTypeInfo(type_info_of(session->session->outputs()[index].type));
+    // The declared type, or what static inference knows where the model declares less (an
+    // output with an element type and no shape), as ORT reports it.
+    const ir::ValueInfo& declared = session->session->outputs()[index];
+    const ir::TypeInfo* type = &declared.type;
+    const auto& inferred = session->session->static_types().all;
+    if (auto it = inferred.find(declared.name); it != inferred.end() && it->second.kind == declared.type.kind &&
+                                                (declared.type.kind == ir::TypeInfo::Kind::kUnknown ||
+                                                 (declared.type.kind == ir::TypeInfo::Kind::kTensor &&
+                                                  !declared.type.shape.has_rank && it->second.shape.has_rank)))
+      type = &it->second;
+    *type_info = new OrtTypeInfo(type_info_of(*type));
     return nullptr;
   });
 }

@@ -449,7 +449,12 @@ int main(int argc, char** argv) {
   ok(api->SetLanguageProjection(env, ORT_PROJECTION_C), "SetLanguageProjection");
   strings();
   containers();
-  CHECK(code_of(api->CreateSession(env, "/nonexistent/model.onnx", options, &session)) != ORT_OK);
+  OrtStatus* missing_file = api->CreateSession(env, "/nonexistent/model.onnx", options, &session);
+  CHECK(missing_file != NULL); /* in ORT's words first ("Load model from ... failed"), bindings match them */
+  if (missing_file) {
+    CHECK(strstr(api->GetErrorMessage(missing_file), "Load model from /nonexistent/model.onnx failed") != NULL);
+    api->ReleaseStatus(missing_file);
+  }
   CHECK(session == NULL);
   CHECK(code_of(api->CreateSession(env, NULL, options, &session)) == ORT_INVALID_ARGUMENT);
 
