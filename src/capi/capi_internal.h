@@ -24,6 +24,7 @@ struct OrtStatus {
 struct OrtEnv {
   OrtLoggingLevel level = ORT_LOGGING_LEVEL_WARNING;
   std::string log_id;
+  bool owns_log_sink = false;  // CreateEnvWithCustomLogger routed onyx's messages to the caller
 };
 
 struct OrtSessionOptions {

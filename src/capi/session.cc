@@ -3,7 +3,9 @@
 
 #include "capi/capi_internal.h"
 #include "capi/generated/api_declarations.h"
+#include "core/logging.h"
 #include "ops/infer_graph.h"
+#include "providers/execution_provider.h"
 #include "session/session_config.h"
 
 namespace onyx::capi {
@@ -56,7 +58,50 @@ OrtStatus* ORT_API_CALL CreateEnv(OrtLoggingLevel level, const char* logid, OrtE
   });
 }
 
-void ORT_API_CALL ReleaseEnv(OrtEnv* env) { delete env; }
+OrtStatus* ORT_API_CALL CreateEnvWithCustomLogger(OrtLoggingFunction logging_function, void* logger_param,
+                                                  OrtLoggingLevel level, const char* logid, OrtEnv** out) {
+  return guarded("CreateEnvWithCustomLogger", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(logging_function, "CreateEnvWithCustomLogger");
+    ONYX_CAPI_REQUIRE(out, "CreateEnvWithCustomLogger");
+    auto env = std::make_unique<OrtEnv>(OrtEnv{level, logid ? logid : "", true});
+    const std::string id = env->log_id;
+    // onyx's messages (at each session's threshold) go to the caller's function from now on.
+    set_log_sink([logging_function, logger_param, id](LogLevel l, const std::string& message) {
+      logging_function(logger_param, OrtLoggingLevel(int(l)), "onyx", id.c_str(), "", message.c_str());
+    });
+    *out = env.release();
+    return nullptr;
+  });
+}
+
+void ORT_API_CALL ReleaseEnv(OrtEnv* env) {
+  if (env && env->owns_log_sink) set_log_sink(nullptr);  // back to stderr
+  delete env;
+}
+
+OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider(OrtSessionOptions* options, const char* provider_name,
+                                                              const char* const* keys, const char* const* values,
+                                                              size_t num_keys) {
+  return guarded("SessionOptionsAppendExecutionProvider", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(options, "SessionOptionsAppendExecutionProvider");
+    ONYX_CAPI_REQUIRE(provider_name, "SessionOptionsAppendExecutionProvider");
+    if (num_keys && (!keys || !values))
+      return make_status(ORT_INVALID_ARGUMENT, "SessionOptionsAppendExecutionProvider: null option keys or values");
+    const std::string name = ProviderRegistry::global().canonical(provider_name);
+    if (name.empty())
+      return make_status(ORT_NOT_IMPLEMENTED, std::string("SessionOptionsAppendExecutionProvider: onyx has no provider '") +
+                                                  provider_name + "'");
+    ProviderOptions provider_options;
+    for (size_t i = 0; i < num_keys; ++i) {
+      if (!keys[i] || !values[i])
+        return make_status(ORT_INVALID_ARGUMENT, "SessionOptionsAppendExecutionProvider: option " + std::to_string(i) +
+                                                     " has a null key or value");
+      provider_options[keys[i]] = values[i];
+    }
+    options->core.append_provider(name, std::move(provider_options));
+    return nullptr;
+  });
+}
 
 OrtStatus* ORT_API_CALL CreateSessionOptions(OrtSessionOptions** out) {
   return guarded("CreateSessionOptions", [&]() -> OrtStatus* {

@@ -368,6 +368,33 @@ static void containers(void) {
   api->ReleaseValue(b);
 }
 
+/* A caller's logger receives onyx's messages while its environment lives. */
+static char logged[512];
+static void ORT_API_CALL capture(void* param, OrtLoggingLevel severity, const char* category, const char* logid,
+                                 const char* code_location, const char* message) {
+  (void)param;
+  (void)category;
+  (void)code_location;
+  if (severity == ORT_LOGGING_LEVEL_WARNING && strcmp(logid, "mine") == 0)
+    snprintf(logged, sizeof(logged), "%s", message);
+}
+
+static void custom_logger(void) {
+  OrtEnv* env = NULL;
+  OrtSessionOptions* options = NULL;
+  if (!ok(api->CreateEnvWithCustomLogger(capture, NULL, ORT_LOGGING_LEVEL_WARNING, "mine", &env),
+          "CreateEnvWithCustomLogger"))
+    return;
+  ok(api->CreateSessionOptions(&options), "CreateSessionOptions");
+  ok(api->AddSessionConfigEntry(options, "custom.unknown_key", "1"), "AddSessionConfigEntry");
+  CHECK(strstr(logged, "custom.unknown_key") != NULL);
+  ok(api->SessionOptionsAppendExecutionProvider(options, "CPU", NULL, NULL, 0), "SessionOptionsAppendExecutionProvider");
+  CHECK(code_of(api->SessionOptionsAppendExecutionProvider(options, "NoSuchProvider", NULL, NULL, 0)) ==
+        ORT_NOT_IMPLEMENTED);
+  api->ReleaseSessionOptions(options);
+  api->ReleaseEnv(env);
+}
+
 static void inspect(OrtSession* session) {
   size_t inputs = 0, outputs = 0;
   ok(api->SessionGetInputCount(session, &inputs), "SessionGetInputCount");
@@ -492,6 +519,7 @@ int main(int argc, char** argv) {
   }
   api->ReleaseSessionOptions(options);
   api->ReleaseEnv(env);
+  custom_logger();
   if (failures) fprintf(stderr, "%d checks failed\n", failures);
   else printf("c_api_test: all checks passed\n");
   return failures ? 1 : 0;

@@ -8,6 +8,7 @@ OrtStatus* ORT_API_CALL CreateStatus(OrtErrorCode code, const char* msg);
 OrtErrorCode ORT_API_CALL GetErrorCode(const OrtStatus* status);
 const char* ORT_API_CALL GetErrorMessage(const OrtStatus* status);
 OrtStatus* ORT_API_CALL CreateEnv(OrtLoggingLevel log_severity_level, const char* logid, OrtEnv** out);
+OrtStatus* ORT_API_CALL CreateEnvWithCustomLogger(OrtLoggingFunction logging_function, void* logger_param, OrtLoggingLevel log_severity_level, const char* logid, OrtEnv** out);
 OrtStatus* ORT_API_CALL EnableTelemetryEvents(const OrtEnv* env);
 OrtStatus* ORT_API_CALL DisableTelemetryEvents(const OrtEnv* env);
 OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* model_path, const OrtSessionOptions* options, OrtSession** out);
@@ -109,6 +110,7 @@ OrtStatus* ORT_API_CALL SetLanguageProjection(const OrtEnv* ort_env, OrtLanguage
 OrtStatus* ORT_API_CALL AddInitializer(OrtSessionOptions* options, const char* name, const OrtValue* val);
 OrtStatus* ORT_API_CALL ModelMetadataGetGraphDescription(const OrtModelMetadata* model_metadata, OrtAllocator* allocator, char** value);
 OrtStatus* ORT_API_CALL GetTensorMemoryInfo(const OrtValue* value, const OrtMemoryInfo** mem_info);
+OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider(OrtSessionOptions* options, const char* provider_name, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys);
 void ORT_API_CALL MemoryInfoGetDeviceType(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out);
 const char* ORT_API_CALL GetBuildInfoString(void);
 OrtStatus* ORT_API_CALL AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options, const ORTCHAR_T* const* external_initializer_file_names, char* const* external_initializer_file_buffer_array, const size_t* external_initializer_file_lengths, size_t num_external_initializer_files);
