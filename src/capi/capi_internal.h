@@ -105,5 +105,11 @@ OrtTensorTypeAndShapeInfo tensor_info_of(const Tensor& t);
 // The process's default CPU allocator (GetAllocatorWithDefaultOptions): strings handed to the
 // caller (input and output names) are allocated from it and freed through it.
 OrtAllocator* default_allocator();
+// `s` copied, NUL-terminated, into memory from `allocator` (the caller frees it there);
+// errors name `call`.
+OrtStatus* copy_to_allocator(OrtAllocator* allocator, const std::string& s, char** out, const char* call);
+// The run options a call passes, or defaults; by reference, so that a terminate set while
+// the run goes on is seen.
+const RunOptions& run_options_or_defaults(const OrtRunOptions* options);
 
 }  // namespace onyx::capi

@@ -47,10 +47,9 @@ OrtStatus* ORT_API_CALL RunWithBinding(OrtSession* session, const OrtRunOptions*
   return guarded("RunWithBinding", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(session, "RunWithBinding");
     ONYX_CAPI_REQUIRE(binding, "RunWithBinding");
-    static const RunOptions kDefaults;
-    const RunOptions& options = run_options ? run_options->core : kDefaults;
     // ORT's own binding changes in a run too (its outputs): the handle is const only in name.
-    return to_ort_status(session->session->run(const_cast<OrtIoBinding*>(binding)->binding, options));
+    return to_ort_status(
+        session->session->run(const_cast<OrtIoBinding*>(binding)->binding, run_options_or_defaults(run_options)));
   });
 }
 

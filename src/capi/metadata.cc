@@ -15,15 +15,6 @@ struct OrtModelMetadata {
 namespace onyx::capi {
 namespace {
 
-OrtStatus* give_string(OrtAllocator* allocator, const std::string& s, char** value, const char* call) {
-  if (!allocator || !value) return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": null allocator or output");
-  void* p = allocator->Alloc(allocator, s.size() + 1);
-  if (!p) return make_status(ORT_FAIL, std::string(call) + ": the allocator returned null");
-  std::memcpy(p, s.c_str(), s.size() + 1);
-  *value = static_cast<char*>(p);
-  return nullptr;
-}
-
 // The graph inputs that have an initializer default: ORT's "overridable initializers".
 std::vector<const ir::ValueInfo*> overridable(const OrtSession* session) {
   std::vector<const ir::ValueInfo*> out;
@@ -100,7 +91,7 @@ void ORT_API_CALL ReleaseModelMetadata(OrtModelMetadata* metadata) { delete meta
 #define ONYX_METADATA_STRING(Call, field)                                                              \
   OrtStatus* ORT_API_CALL Call(const OrtModelMetadata* metadata, OrtAllocator* allocator, char** value) { \
     ONYX_CAPI_REQUIRE(metadata, #Call);                                                                 \
-    return give_string(allocator, metadata->field, value, #Call);                                      \
+    return copy_to_allocator(allocator, metadata->field, value, #Call);                                      \
   }
 ONYX_METADATA_STRING(ModelMetadataGetProducerName, producer)
 ONYX_METADATA_STRING(ModelMetadataGetGraphName, graph_name)
@@ -126,7 +117,7 @@ OrtStatus* ORT_API_CALL ModelMetadataLookupCustomMetadataMap(const OrtModelMetad
     *value = nullptr;  // ORT: a missing key is no error, the value is null
     return nullptr;
   }
-  return give_string(allocator, it->second, value, "ModelMetadataLookupCustomMetadataMap");
+  return copy_to_allocator(allocator, it->second, value, "ModelMetadataLookupCustomMetadataMap");
 }
 
 OrtStatus* ORT_API_CALL ModelMetadataGetCustomMetadataMapKeys(const OrtModelMetadata* metadata, OrtAllocator* allocator,
@@ -143,7 +134,7 @@ OrtStatus* ORT_API_CALL ModelMetadataGetCustomMetadataMapKeys(const OrtModelMeta
     if (!array) return make_status(ORT_FAIL, "ModelMetadataGetCustomMetadataMapKeys: the allocator returned null");
     size_t i = 0;
     for (const auto& [key, value] : metadata->custom) {
-      if (OrtStatus* bad = give_string(allocator, key, &array[i], "ModelMetadataGetCustomMetadataMapKeys")) {
+      if (OrtStatus* bad = copy_to_allocator(allocator, key, &array[i], "ModelMetadataGetCustomMetadataMapKeys")) {
         for (size_t k = 0; k < i; ++k) allocator->Free(allocator, array[k]);
         allocator->Free(allocator, array);
         return bad;
@@ -170,7 +161,7 @@ OrtStatus* ORT_API_CALL SessionGetOverridableInitializerName(const OrtSession* s
     if (index >= all.size())
       return make_status(ORT_INVALID_ARGUMENT, "SessionGetOverridableInitializerName: index " + std::to_string(index) +
                                                    " is out of range (" + std::to_string(all.size()) + ")");
-    return give_string(allocator, all[index]->name, value, "SessionGetOverridableInitializerName");
+    return copy_to_allocator(allocator, all[index]->name, value, "SessionGetOverridableInitializerName");
   });
 }
 

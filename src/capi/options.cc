@@ -113,11 +113,7 @@ OrtStatus* ORT_API_CALL SessionEndProfiling(OrtSession* session, OrtAllocator* a
     ONYX_CAPI_REQUIRE(out, "SessionEndProfiling");
     auto file = session->session->end_profiling();
     if (!file.ok()) return to_ort_status(file.status());
-    void* p = allocator->Alloc(allocator, file->size() + 1);
-    if (!p) return make_status(ORT_FAIL, "SessionEndProfiling: the allocator returned null");
-    std::memcpy(p, file->c_str(), file->size() + 1);
-    *out = static_cast<char*>(p);
-    return nullptr;
+    return copy_to_allocator(allocator, *file, out, "SessionEndProfiling");
   });
 }
 

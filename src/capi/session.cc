@@ -4,7 +4,6 @@
 #include "capi/capi_internal.h"
 #include "capi/generated/api_declarations.h"
 #include "core/logging.h"
-#include "ops/infer_graph.h"
 #include "providers/execution_provider.h"
 #include "session/session_config.h"
 
@@ -27,11 +26,7 @@ OrtStatus* name_at(const std::vector<std::string>& names, size_t index, OrtAlloc
   if (index >= names.size())
     return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": index " + std::to_string(index) +
                                                  " is out of range (the session has " + std::to_string(names.size()) + ")");
-  void* p = allocator->Alloc(allocator, names[index].size() + 1);
-  if (!p) return make_status(ORT_FAIL, std::string(call) + ": the allocator returned null");
-  std::memcpy(p, names[index].c_str(), names[index].size() + 1);
-  *value = static_cast<char*>(p);
-  return nullptr;
+  return copy_to_allocator(allocator, names[index], value, call);
 }
 
 // The options a session is made with: the config entries applied.
@@ -223,17 +218,7 @@ OrtStatus* ORT_API_CALL SessionGetOutputTypeInfo(const OrtSession* session, size
     ONYX_CAPI_REQUIRE(type_info, "SessionGetOutputTypeInfo");
     if (index >= session->output_names.size())
       return make_status(ORT_INVALID_ARGUMENT, "SessionGetOutputTypeInfo: index " + std::to_string(index) + " is out of range");
-    // The declared type, or what static inference knows where the model declares less (an
-    // output with an element type and no shape), as ORT reports it.
-    const ir::ValueInfo& declared = session->session->outputs()[index];
-    const ir::TypeInfo* type = &declared.type;
-    const auto& inferred = session->session->static_types().all;
-    if (auto it = inferred.find(declared.name); it != inferred.end() && it->second.kind == declared.type.kind &&
-                                                (declared.type.kind == ir::TypeInfo::Kind::kUnknown ||
-                                                 (declared.type.kind == ir::TypeInfo::Kind::kTensor &&
-                                                  !declared.type.shape.has_rank && it->second.shape.has_rank)))
-      type = &it->second;
-    *type_info = new OrtTypeInfo(type_info_of(*type));
+    *type_info = new OrtTypeInfo(type_info_of(session->session->output_type(index)));
     return nullptr;
   });
 }
@@ -257,9 +242,7 @@ OrtStatus* ORT_API_CALL Run(OrtSession* session, const OrtRunOptions* run_option
       if (!output_names[i]) return make_status(ORT_INVALID_ARGUMENT, "Run: output name " + std::to_string(i) + " is null");
       wanted.emplace_back(output_names[i]);
     }
-    static const RunOptions kDefaults;
-    const RunOptions& options = run_options ? run_options->core : kDefaults;  // by reference: terminate stays live
-    auto results = session->session->run(feeds, wanted, options);
+    auto results = session->session->run(feeds, wanted, run_options_or_defaults(run_options));
     if (!results.ok()) return to_ort_status(results.status());
     // A non-null outputs[i] is the caller's tensor, written in place (ORT's contract: its
     // memory, obtained before the run, holds the result after it); its dtype and shape must be
@@ -295,6 +278,11 @@ OrtStatus* ORT_API_CALL CreateRunOptions(OrtRunOptions** out) {
 }
 
 void ORT_API_CALL ReleaseRunOptions(OrtRunOptions* options) { delete options; }
+
+const RunOptions& run_options_or_defaults(const OrtRunOptions* options) {
+  static const RunOptions kDefaults;
+  return options ? options->core : kDefaults;
+}
 
 OrtStatus* ORT_API_CALL RunOptionsSetTerminate(OrtRunOptions* options) {
   ONYX_CAPI_REQUIRE(options, "RunOptionsSetTerminate");

@@ -79,6 +79,15 @@ OrtAllocator* default_allocator() {
   return &allocator;
 }
 
+OrtStatus* copy_to_allocator(OrtAllocator* allocator, const std::string& s, char** out, const char* call) {
+  if (!allocator || !out) return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": null allocator or output");
+  void* p = allocator->Alloc(allocator, s.size() + 1);
+  if (!p) return make_status(ORT_FAIL, std::string(call) + ": the allocator returned null");
+  std::memcpy(p, s.c_str(), s.size() + 1);
+  *out = static_cast<char*>(p);
+  return nullptr;
+}
+
 // Type and shape information.
 
 OrtStatus* ORT_API_CALL CastTypeInfoToTensorInfo(const OrtTypeInfo* type_info, const OrtTensorTypeAndShapeInfo** out) {

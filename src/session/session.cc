@@ -280,6 +280,15 @@ std::vector<std::string> Session::provider_names() const {
   return out;
 }
 
+const ir::TypeInfo& Session::output_type(size_t index) const {
+  const ir::ValueInfo& declared = outputs()[index];
+  auto it = types_->all.find(declared.name);
+  if (it != types_->all.end() && declared.type.kind == ir::TypeInfo::Kind::kTensor &&
+      it->second.kind == ir::TypeInfo::Kind::kTensor && !declared.type.shape.has_rank && it->second.shape.has_rank)
+    return it->second;
+  return declared.type;
+}
+
 bool Session::input_has_default(const std::string& name) const {
   return model_->graph.initializers.count(name) > 0;
 }

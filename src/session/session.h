@@ -192,6 +192,9 @@ class Session {
   // free-dimension overrides applied.
   const std::vector<ir::ValueInfo>& inputs() const { return model_->graph.inputs; }
   const std::vector<ir::ValueInfo>& outputs() const { return model_->graph.outputs; }
+  // Output `index`'s type as ONNX Runtime reports it: the declared one, or static inference's
+  // where the model declares a tensor without a shape.
+  const ir::TypeInfo& output_type(size_t index) const;
   // Static types of every value the rules could derive or the model declares (best-effort),
   // after free-dimension overrides.
   const ops::GraphTypes& static_types() const { return *types_; }
