@@ -9,6 +9,7 @@
 #include "optimizer/pass_manager.h"
 #include "optimizer/patch.h"
 #include "training/gradient_builder.h"
+#include "training/product_scale_folding.h"
 #include "training/transpose_folding.h"
 
 namespace onyx::training {
@@ -145,6 +146,7 @@ void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, b
   auto report = manager.run(work, types, /*log_level=*/3);
   if (!report.ok() || !report->skipped.empty()) return;
   fold_transposes_into_products(work, /*fold_biases=*/onyx_ops);
+  fold_scales_into_products(work);
   work.graph.outputs.resize(outputs);
   m = std::move(work);
 }
@@ -263,7 +265,7 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
   out.training.opsets.emplace("com.microsoft", 1);     // and contrib ops (FusedMatMul)
   const ops::GraphTypes train_types = ops::infer_graph_types(g, out.training.opsets);
   ONYX_ASSIGN_OR_RETURN(std::vector<std::string> grads,
-                        build_gradients(g, out.training.opsets, train_types, GradientRequest{spec.requires_grad, spec.loss, ""}));
+                        build_gradients(g, out.training.opsets, train_types, GradientRequest{spec.requires_grad, spec.loss, "", {}}));
   fold_gather_grads_into_sums(g);
   ir::ValueInfo reset;
   reset.name = "lazy_reset_grad";

@@ -109,7 +109,68 @@ bool fold_bias_adds(ir::Model& model) {
   return true;
 }
 
+// A Transpose of rank >= 3 that brings the last dim forward (perm[r-2] == r-1 != perm[r-1],
+// e.g. attention's K moved to [B, H, D, S] by (0, 2, 3, 1)), read only as an operand of
+// products, becomes the Transpose that keeps the last dim in place (the last two perm entries
+// swapped: (0, 2, 1, 3), copying whole rows) and its readers transpose that operand instead
+// (transA / transB flipped). Its gradient is then the row-copying Transpose too.
+bool keep_last_dims_in_place(ir::Model& model) {
+  ir::Graph& g = model.graph;
+  const ops::GraphTypes types = ops::infer_graph_types(g, model.opsets);
+  std::map<std::string, std::vector<ir::Node*>> readers;
+  for (ir::Node& n : g.nodes) {
+    std::set<std::string> read;
+    names_read(n, read);
+    for (const std::string& v : read) readers[v].push_back(&n);
+  }
+  std::set<std::string> outputs;
+  for (const ir::ValueInfo& o : g.outputs) outputs.insert(o.name);
+  auto product_operand = [&](const ir::Node& p, const std::string& v) {
+    const bool matmul = p.op_type == "MatMul" && p.domain.empty();
+    const bool fused = p.op_type == "FusedMatMul" && p.domain == "com.microsoft";
+    if ((!matmul && !fused) || p.inputs.size() != 2 || p.inputs[0] == p.inputs[1]) return false;
+    for (const char* f : {"transBatchA", "transBatchB"})
+      if (const ir::Attribute* a = p.attribute(f); a && a->i) return false;
+    for (const std::string& in : p.inputs) {
+      auto t = types.all.find(in);
+      if (t == types.all.end() || !t->second.shape.has_rank || t->second.shape.dims.size() < 2) return false;
+      const DataType e = t->second.elem_type;
+      if (e != DataType::kFloat && e != DataType::kDouble && e != DataType::kFloat16 && e != DataType::kBFloat16)
+        return false;
+    }
+    return p.inputs[0] == v || p.inputs[1] == v;
+  };
+  bool changed = false;
+  for (ir::Node& n : g.nodes) {
+    if (n.op_type != "Transpose" || !n.domain.empty() || n.inputs.size() != 1 || n.outputs.size() != 1) continue;
+    ir::Attribute* perm = n.attributes.count("perm") ? &n.attributes["perm"] : nullptr;
+    const size_t r = perm ? perm->ints.size() : 0;
+    if (r < 3 || perm->ints[r - 2] != int64_t(r - 1) || perm->ints[r - 1] == int64_t(r - 1)) continue;
+    bool rest_identity = true;  // then it only swaps the last two: fold_transposes_only's case
+    for (size_t i = 0; i + 2 < r; ++i) rest_identity = rest_identity && perm->ints[i] == int64_t(i);
+    auto rd = readers.find(n.outputs[0]);
+    if (rest_identity || outputs.count(n.outputs[0]) || rd == readers.end()) continue;
+    bool all_products = true;
+    for (const ir::Node* p : rd->second) all_products = all_products && product_operand(*p, n.outputs[0]);
+    if (!all_products) continue;
+    std::swap(perm->ints[r - 2], perm->ints[r - 1]);
+    for (ir::Node* p : rd->second) {
+      if (p->op_type == "MatMul") {
+        p->op_type = "FusedMatMul";
+        p->domain = "com.microsoft";
+      }
+      const char* f = p->inputs[0] == n.outputs[0] ? "transA" : "transB";
+      const ir::Attribute* was = p->attribute(f);
+      p->attributes[f] = int_attr(f, !(was && was->i));
+    }
+    changed = true;
+  }
+  if (changed) model.opsets.emplace("com.microsoft", 1);
+  return changed;
+}
+
 bool fold_transposes_only(ir::Model& model) {
+  const bool moved = keep_last_dims_in_place(model);
   ir::Graph& g = model.graph;
   const ops::GraphTypes types = ops::infer_graph_types(g, model.opsets);
   std::map<std::string, const ir::Node*> swap_of;  // Transpose output -> its node
@@ -135,7 +196,7 @@ bool fold_transposes_only(ir::Model& model) {
     n.attributes["transB"] = int_attr("transB", trans[1]);
     changed = true;
   }
-  if (!changed) return false;
+  if (!changed) return moved;
   model.opsets.emplace("com.microsoft", 1);
   // Transposes nothing reads any more.
   std::set<std::string> read;

@@ -1,13 +1,17 @@
 // LayerNormalization (opset 17): X is normalised over the dims [axis, rank) by their mean and
 // population variance, then Y = normalised * Scale + B, with Scale and B broadcasting to
 // X.shape[axis:]. The optional Mean and InvStdDev outputs are float32 with shape
-// X.shape[:axis] + [1] * (rank - axis). Statistics are computed in double and stored as float.
+// X.shape[:axis] + [1] * (rank - axis). float32 with Scale and B of the normalised block's
+// size: rows in parallel, statistics as float sums in 16 lanes (two passes: mean, then the
+// squared deviations). Otherwise statistics in double, stored as float.
 #include <cmath>
 #include <vector>
 
+#include "core/parallel.h"
 #include "kernels/broadcast.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel.h"
+#include "kernels/layer_norm_rows.h"
 
 namespace onyx {
 namespace {
@@ -63,6 +67,26 @@ class LayerNormalizationKernel final : public Kernel {
       for_each_broadcast(norm_shape, {bias.shape()},
                          [&](int64_t i, const int64_t* off) { bias_at[size_t(i)] = off[0]; });
 
+    if (x.dtype() == DataType::kFloat && cols > 0 && scale.numel() == cols && (!has_bias || bias.numel() == cols)) {
+      // Scale and B cover the whole normalised block: rows in parallel, float lane sums.
+      const float* in = x.data<float>();
+      const float* gamma = scale.data<float>();
+      const float* beta = has_bias ? bias.data<float>() : nullptr;
+      float* out = y->data<float>();
+      const double eps = epsilon_;
+      parallel_for(rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(cols, 1)), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) {
+          const float* src = in + r * cols;
+          const float mean = layer_norm::sum(src, cols) / float(cols);
+          const float var = layer_norm::square_deviation(src, mean, cols) / float(cols);
+          const float inv = float(1.0 / std::sqrt(double(var) + eps));
+          layer_norm::normalize(src, mean, inv, gamma, beta, out + r * cols, cols);
+          if (mean_out) mean_out[r] = mean;
+          if (inv_out) inv_out[r] = inv;
+        }
+      });
+      return Status::Ok();
+    }
     return dispatch<ONYX_FLOAT_TYPES>(x.dtype(), [&]<typename T>() -> Status {
       using CT = compute_t<T>;
       const T* in = x.data<T>();

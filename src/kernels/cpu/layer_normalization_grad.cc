@@ -13,6 +13,7 @@
 
 #include "core/parallel.h"
 #include "kernels/kernel.h"
+#include "kernels/layer_norm_rows.h"
 #include "kernels/target_clones.h"
 
 namespace onyx {
@@ -85,11 +86,7 @@ class LayerNormalizationGradKernel final : public Kernel {
         const double sum_g = lane_sum(dyr, nullptr, 0.f, ps, cols);
         const double sum_gx = lane_sum(xr, nullptr, mu, ps, cols, dyr) * is;
         const float m = mu, s = is, mg = float(sum_g / double(cols)), mgx = float(sum_gx / double(cols));
-        float* dxr = pdx + r * cols;
-        for (int64_t j = 0; j < cols; ++j) {
-          const float xhat = (xr[j] - m) * s;
-          dxr[j] = s * (dyr[j] * ps[j] - mg - xhat * mgx);
-        }
+        layer_norm::input_gradient(xr, dyr, ps, m, s, mg, mgx, pdx + r * cols, cols);
         mean[size_t(r)] = m;
         inv_std[size_t(r)] = s;
       }
@@ -107,15 +104,8 @@ class LayerNormalizationGradKernel final : public Kernel {
     float* pdb = dbias ? dbias->data<float>() : nullptr;
     parallel_for(cols, 64, [&](int64_t c0, int64_t c1) {
       std::vector<double> acc_s(size_t(c1 - c0), 0.0), acc_b(size_t(c1 - c0), 0.0);
-      for (int64_t r = 0; r < rows; ++r) {
-        const float* xr = px + r * cols;
-        const float* dyr = pdy + r * cols;
-        const float m = mean[size_t(r)], s = inv_std[size_t(r)];
-        for (int64_t j = c0; j < c1; ++j) {
-          acc_s[size_t(j - c0)] += double(dyr[j]) * ((xr[j] - m) * s);
-          acc_b[size_t(j - c0)] += dyr[j];
-        }
-      }
+      layer_norm::parameter_gradients(px, pdy, mean.data(), inv_std.data(), rows, cols, c0, c1,
+                                      pds ? acc_s.data() : nullptr, pdb ? acc_b.data() : nullptr);
       for (int64_t j = c0; j < c1; ++j) {
         if (pds) pds[j] = float(acc_s[size_t(j - c0)]);
         if (pdb) pdb[j] = float(acc_b[size_t(j - c0)]);

@@ -18,6 +18,7 @@
 #include "kernels/dispatch.h"
 #include "kernels/expand_to.h"
 #include "kernels/kernel.h"
+#include "kernels/layer_norm_rows.h"
 #include "kernels/target_clones.h"
 
 namespace onyx {
@@ -51,31 +52,6 @@ ONYX_TARGET_CLONES float add_row(const float* x, const float* skip, const float*
   }
   for (float a : acc) total += a;
   return total;
-}
-
-// Sum of (v - mean)^2.
-ONYX_TARGET_CLONES float square_deviation(const float* v, float mean, int64_t n) {
-  float acc[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-    for (int k = 0; k < kLanes; ++k) {
-      const float d = v[i + k] - mean;
-      acc[k] += d * d;
-    }
-  float total = 0;
-  for (; i < n; ++i) total += (v[i] - mean) * (v[i] - mean);
-  for (float a : acc) total += a;
-  return total;
-}
-
-// y = (v - mean) * inv * gamma + beta; y may be v.
-ONYX_TARGET_CLONES void normalize_row(const float* v, float mean, float inv, const float* gamma, const float* beta,
-                                      float* y, int64_t n) {
-  if (beta) {
-    for (int64_t i = 0; i < n; ++i) y[i] = (v[i] - mean) * inv * gamma[i] + beta[i];
-  } else {
-    for (int64_t i = 0; i < n; ++i) y[i] = (v[i] - mean) * inv * gamma[i];
-  }
 }
 
 class SkipLayerNormalizationKernel final : public Kernel {
@@ -118,7 +94,7 @@ class SkipLayerNormalizationKernel final : public Kernel {
     ONYX_RETURN_IF_ERROR(check_vector(beta, "beta"));
     ONYX_RETURN_IF_ERROR(check_vector(bias, "bias"));
 
-    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), x.shape()));
+    ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), x.shape()));
     Shape stat_shape = x.shape();
     stat_shape.back() = 1;
     float* mean_out = nullptr;
@@ -133,7 +109,7 @@ class SkipLayerNormalizationKernel final : public Kernel {
     }
     Tensor* sum = nullptr;
     if (ctx.output_requested(3)) {
-      ONYX_ASSIGN_OR_RETURN(sum, ctx.allocate_output(3, x.dtype(), x.shape()));
+      ONYX_ASSIGN_OR_RETURN(sum, ctx.allocate_output_uninitialized(3, x.dtype(), x.shape()));
     }
     if (x.numel() == 0 || hidden == 0) return Status::Ok();
     const int64_t rows = x.numel() / hidden;
@@ -158,9 +134,9 @@ class SkipLayerNormalizationKernel final : public Kernel {
           for (int64_t r = r0; r < r1; ++r) {
             float* s = sump ? sump + r * hidden : yp + r * hidden;
             const float mean = add_row(xp + r * hidden, sp + (r % skip_rows) * hidden, biasp, s, hidden) / float(hidden);
-            const float var = square_deviation(s, mean, hidden) / float(hidden);
+            const float var = layer_norm::square_deviation(s, mean, hidden) / float(hidden);
             const float inv = float(1.0 / std::sqrt(double(var) + eps));
-            normalize_row(s, mean, inv, gp, bp, yp + r * hidden, hidden);
+            layer_norm::normalize(s, mean, inv, gp, bp, yp + r * hidden, hidden);
             stats(r, mean, inv);
           }
         });
@@ -183,9 +159,9 @@ class SkipLayerNormalizationKernel final : public Kernel {
             const float mean = add_row(xf.data(), sf.data(), biasp ? bi.data() : nullptr, v.data(), hidden) / float(hidden);
             if (sump)
               for (size_t j = 0; j < h; ++j) sump[size_t(r * hidden) + j] = Float16(v[j]);
-            const float var = square_deviation(v.data(), mean, hidden) / float(hidden);
+            const float var = layer_norm::square_deviation(v.data(), mean, hidden) / float(hidden);
             const float inv = float(1.0 / std::sqrt(double(var) + eps));
-            normalize_row(v.data(), mean, inv, g.data(), bp ? b.data() : nullptr, v.data(), hidden);
+            layer_norm::normalize(v.data(), mean, inv, g.data(), bp ? b.data() : nullptr, v.data(), hidden);
             for (size_t j = 0; j < h; ++j) yp[size_t(r * hidden) + j] = Float16(v[j]);
             stats(r, mean, inv);
           }

@@ -50,7 +50,7 @@ class SplitKernel final : public Kernel {
       Shape shape = x.shape();
       shape[size_t(axis)] = split[size_t(i)];
       if (ctx.output_requested(int(i))) {
-        ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(int(i), x.dtype(), shape));
+        ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(int(i), x.dtype(), shape));
         const int64_t row = split[size_t(i)] * inner;
         for (int64_t o = 0; o < outer && row > 0; ++o)
           copy_elements(x, (o * dim + start) * inner, *y, o * row, row);
