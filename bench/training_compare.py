@@ -30,8 +30,9 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
-def make_artifacts(name, work):
-    """Exports the model (the workers' weights: same seed) and writes onyx's artifacts."""
+def make_artifacts(name, work, optim="adamw"):
+    """Exports the model (the workers' weights: same seed) and writes onyx's artifacts (AdamW,
+    or SGD with optim="sgd")."""
     import onnx
     import torch
 
@@ -44,7 +45,8 @@ def make_artifacts(name, work):
     path = os.path.join(work, "model.onnx")
     training_models.export(net, example, path)
     artifacts.generate_artifacts(onnx.load(path), requires_grad=[n for n, _ in net.named_parameters()],
-                                 loss=artifacts.LossType.CrossEntropyLoss, optimizer=artifacts.OptimType.AdamW,
+                                 loss=artifacts.LossType.CrossEntropyLoss,
+                                 optimizer=artifacts.OptimType.SGD if optim == "sgd" else artifacts.OptimType.AdamW,
                                  artifact_directory=work)
 
 

@@ -16,6 +16,8 @@
 #include "ir/graph.h"
 #include "session/session.h"
 
+struct OrtSessionOptions;  // the C API's (src/capi/capi_internal.h)
+
 namespace onyx::python {
 
 namespace py = pybind11;
@@ -90,7 +92,11 @@ struct PySessionOptions {
   bool use_deterministic_compute = false;
   int execution_order = 0;  // ExecutionOrder.DEFAULT
   std::map<std::string, std::string> config;
-  // The options a session is created with: log level resolved against the default.
+  // The custom-op domains and libraries register_custom_ops_library added, held as the C
+  // API's session options hold them (src/capi/custom_ops.h); null until the first.
+  std::shared_ptr<OrtSessionOptions> custom_ops;
+  // The options a session is created with: log level resolved against the default, custom
+  // ops as kernels. Raises (the GIL held) when a custom op cannot be registered.
   SessionOptions resolved() const;
 };
 

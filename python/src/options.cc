@@ -4,6 +4,7 @@
 #include <atomic>
 
 #include "binding.h"
+#include "capi/custom_ops.h"
 #include "core/logging.h"
 #include "session/session_config.h"
 
@@ -45,7 +46,8 @@ config entries session.optimized_model_external_initializers_file_name and
 session.optimized_model_external_initializers_min_size_in_bytes put large initializers in an
 external data file), and onyx's own session config entry onyx.cpu.gemm_bf16 ("1": float32
 MatMul and Gemm with constant weights multiply in bfloat16, about twice as fast on CPUs with
-AVX512_BF16, at about 1e-2 relative error). The other knobs (enable_mem_pattern, enable_mem_reuse,
+AVX512_BF16, at about 1e-2 relative error), and register_custom_ops_library (an ONNX Runtime
+custom-op library's operators, run on the CPU). The other knobs (enable_mem_pattern, enable_mem_reuse,
 use_deterministic_compute, execution_order, log_verbosity_level, logid, other session config
 entries) are accepted and stored, as ONNX Runtime accepts them, so that scripts setting them
 keep working: onyx plans memory and orders nodes its own way, and its CPU kernels are
@@ -63,6 +65,11 @@ SessionOptions PySessionOptions::resolved() const {
   s.enable_cpu_mem_arena = enable_cpu_mem_arena;
   s.optimized_model_filepath = optimized_model_filepath;
   apply_session_config(config, s);
+  if (custom_ops) {
+    auto kernels = capi::custom_kernels_of(*custom_ops);
+    if (!kernels.ok()) raise_status(kernels.status(), Phase::kLoad);
+    s.custom_kernels = *kernels;
+  }
   return s;
 }
 
@@ -135,6 +142,20 @@ void register_options(py::module_& m) {
       .def_readwrite("enable_mem_reuse", &SO::enable_mem_reuse)
       .def_readwrite("enable_cpu_mem_arena", &SO::enable_cpu_mem_arena)
       .def_readwrite("use_deterministic_compute", &SO::use_deterministic_compute)
+      .def(
+          "register_custom_ops_library",
+          [](SO& o, const std::string& path) {
+            if (!o.custom_ops) o.custom_ops = std::make_shared<OrtSessionOptions>();
+            if (OrtStatus* st = capi::register_custom_ops_library(o.custom_ops.get(), path)) {
+              const std::string message = st->message;
+              const bool missing = st->code == ORT_NO_SUCHFILE;
+              delete st;
+              raise(missing ? OrtError::kNoSuchFile : OrtError::kFail, message);
+            }
+          },
+          py::arg("library_path"),
+          "Loads an ONNX Runtime custom-op library (a shared library with RegisterCustomOps, built "
+          "against ORT's C API) and registers its operators for sessions made with these options.")
       .def(
           "add_session_config_entry",
           [](SO& o, const std::string& key, const std::string& value) {

@@ -27,10 +27,22 @@ struct OrtEnv {
   bool owns_log_sink = false;  // CreateEnvWithCustomLogger routed onyx's messages to the caller
 };
 
+namespace onyx::capi {
+// A custom-op domain and the ops added to it (custom_ops.h).
+struct CustomOpDomainState {
+  std::string domain;
+  std::vector<const OrtCustomOp*> ops;  // the caller's (a library's); they must outlive sessions
+};
+}  // namespace onyx::capi
+
 struct OrtSessionOptions {
   onyx::SessionOptions core;
   std::map<std::string, std::string> config;  // AddSessionConfigEntry; applied when a session is made
   std::string log_id;
+  // AddCustomOpDomain's domains and the custom-op libraries RegisterCustomOpsLibrary(_V2)
+  // opened: turned into core.custom_kernels when a session is made (custom_ops.h).
+  std::vector<std::shared_ptr<onyx::capi::CustomOpDomainState>> custom_domains;
+  std::vector<std::shared_ptr<void>> custom_libraries;
 };
 
 struct OrtSession {

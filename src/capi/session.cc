@@ -2,6 +2,7 @@
 #include <cstring>
 
 #include "capi/capi_internal.h"
+#include "capi/custom_ops.h"
 #include "capi/generated/api_declarations.h"
 #include "core/logging.h"
 #include "providers/execution_provider.h"
@@ -29,11 +30,13 @@ OrtStatus* name_at(const std::vector<std::string>& names, size_t index, OrtAlloc
   return copy_to_allocator(allocator, names[index], value, call);
 }
 
-// The options a session is made with: the config entries applied.
-SessionOptions resolved(const OrtSessionOptions* options) {
+// The options a session is made with: the config entries applied, the custom-op domains
+// turned into kernels.
+Result<SessionOptions> resolved(const OrtSessionOptions* options) {
   if (!options) return SessionOptions();
   SessionOptions s = options->core;
   apply_session_config(options->config, s);
+  ONYX_ASSIGN_OR_RETURN(s.custom_kernels, custom_kernels_of(*options));
   return s;
 }
 
@@ -147,7 +150,9 @@ OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* model_
     ONYX_CAPI_REQUIRE(env, "CreateSession");
     ONYX_CAPI_REQUIRE(model_path, "CreateSession");
     ONYX_CAPI_REQUIRE(out, "CreateSession");
-    auto loaded = Session::load_file(model_path, resolved(options));
+    auto settings = resolved(options);
+    if (!settings.ok()) return to_ort_status(settings.status());
+    auto loaded = Session::load_file(model_path, *settings);
     if (!loaded.ok())  // ORT's wording, which its bindings' users match on, then onyx's reason
       return make_status(ort_code_of(loaded.status().code()),
                          std::string("Load model from ") + model_path + " failed: " + loaded.status().message());
@@ -161,7 +166,9 @@ OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* mo
     ONYX_CAPI_REQUIRE(env, "CreateSessionFromArray");
     if (!model_data) return make_status(ORT_INVALID_ARGUMENT, "Model data pointer is null.");
     ONYX_CAPI_REQUIRE(out, "CreateSessionFromArray");
-    return finish_session(Session::load_bytes(model_data, model_data_length, resolved(options)), out);
+    auto settings = resolved(options);
+    if (!settings.ok()) return to_ort_status(settings.status());
+    return finish_session(Session::load_bytes(model_data, model_data_length, *settings), out);
   });
 }
 

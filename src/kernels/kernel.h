@@ -28,12 +28,17 @@ class Frame;         // session/graph_plan.h: the values of one running graph
 
 // Session-wide choices that change how kernels compute (SessionOptions), the same for every
 // node of a session and its subgraphs.
+class KernelRegistry;
+
 struct KernelSettings {
   // Float32 MatMul and Gemm with constant 2-D weights multiply in bfloat16: weights packed
   // as bf16, the activations rounded to bf16 on the way in, sums and outputs in float32.
   // About twice the speed on CPUs with AVX512_BF16 at ~3 significant digits; where the CPU
   // cannot, the product stays float32.
   bool bf16_gemm = false;
+  // Kernels the session's caller brought (custom operators), looked up before the built-in
+  // ones (find_kernel); null for none. The session keeps them alive.
+  const KernelRegistry* session_kernels = nullptr;
 };
 
 // What a kernel may know when it is created: the node, its attributes, the model's opset
@@ -210,6 +215,11 @@ class KernelRegistry {
  private:
   std::vector<KernelDef> defs_;
 };
+
+// The kernel for a node: from `session_kernels` (a session's custom operators; may be null)
+// when it has one, otherwise from the global registry.
+const KernelDef* find_kernel(const KernelRegistry* session_kernels, const std::string& provider,
+                             const std::string& domain, const std::string& op, int64_t opset);
 
 struct KernelRegistrar {
   explicit KernelRegistrar(KernelDef def) { KernelRegistry::global().add(std::move(def)); }

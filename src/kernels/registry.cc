@@ -26,6 +26,13 @@ const KernelDef* KernelRegistry::find(const std::string& provider, const std::st
   return nullptr;
 }
 
+const KernelDef* find_kernel(const KernelRegistry* session_kernels, const std::string& provider,
+                             const std::string& domain, const std::string& op, int64_t opset) {
+  if (session_kernels)
+    if (const KernelDef* def = session_kernels->find(provider, domain, op, opset)) return def;
+  return KernelRegistry::global().find(provider, domain, op, opset);
+}
+
 int64_t KernelInfo::attr_int(const std::string& name, int64_t fallback) const {
   const ir::Attribute* a = attr(name);
   return a ? a->i : fallback;

@@ -289,7 +289,7 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
     }
     const std::shared_ptr<ExecutionProvider>& provider = providers[choice.provider];
     const bool on_device = provider->name() != "CPU";
-    const KernelDef* def = KernelRegistry::global().find(provider->name(), node->domain, node->op_type, step.opset);
+    const KernelDef* def = find_kernel(settings.session_kernels, provider->name(), node->domain, node->op_type, step.opset);
     if (!def) {
       return not_implemented("no CPU kernel for ", node->domain.empty() ? "" : node->domain + ":", node->op_type,
                              " at opset ", step.opset, " (node ", node->label(), ")");

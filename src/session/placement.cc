@@ -37,7 +37,7 @@ Result<NodeChoice> choose_provider(const ir::Node& node, int64_t opset,
 
   for (size_t p = 0; p < providers.size(); ++p) {
     const std::string name = providers[p]->name();
-    const KernelDef* def = KernelRegistry::global().find(name, node.domain, node.op_type, opset);
+    const KernelDef* def = find_kernel(options.session_kernels, name, node.domain, node.op_type, opset);
     if (name == "CPU") {
       if (!def)
         return not_implemented("no CPU kernel for ", op_name(node), " at opset ", opset, " (node ", node.label(), ")");

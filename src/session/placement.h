@@ -35,6 +35,8 @@ struct PlacementOptions {
   // are not prepared, so the providers need no device and the plan cannot run. For reports
   // made without the device (onyx optimize --for-provider).
   bool dry_run = false;
+  // The session's custom-operator kernels, looked up before the built-in ones; may be null.
+  const KernelRegistry* session_kernels = nullptr;
 };
 
 // Where one node runs and, when that is not the first provider asked for, why.

@@ -166,6 +166,7 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
     mark("save_optimized_model");
   }
   placement.strict = options.disable_cpu_fallback;
+  placement.session_kernels = options.custom_kernels.get();
   placement.types = &s->types_->all;
   s->providers_ = placement.providers;
   for (const auto& provider : s->providers_)
@@ -182,7 +183,7 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
                                                        onnx_format::release_mapped_pages(t.raw_data(), t.nbytes());
                                                      t = Tensor(t.dtype(), t.shape(), std::make_shared<Buffer>(nullptr, 0, nullptr));
                                                    },
-                                                   KernelSettings{options.bf16_gemm}, &placement));
+                                                   KernelSettings{options.bf16_gemm, options.custom_kernels.get()}, &placement));
   mark("planning");
   std::map<std::string, size_t> per_provider;
   size_t copies = 0;

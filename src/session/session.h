@@ -154,6 +154,12 @@ struct SessionOptions {
   // A node that falls back to the CPU while another provider was asked for is an error
   // (ONNX Runtime's session config "session.disable_cpu_ep_fallback" = "1").
   bool disable_cpu_fallback = false;
+
+  // Kernels for operators the caller brings (ONNX Runtime custom-op libraries, through the C
+  // API's AddCustomOpDomain and RegisterCustomOpsLibrary, or Python's
+  // SessionOptions.register_custom_ops_library): looked up before onyx's own. Each kernel they
+  // make keeps what it needs (its library) alive for as long as it lives.
+  std::shared_ptr<const KernelRegistry> custom_kernels;
 };
 
 class Session {
