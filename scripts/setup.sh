@@ -36,3 +36,13 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get update -qq
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
+
+# onnxruntime-node 1.30 for the node_binding test (tests/node: the binding, unmodified, on onyx's
+# libonnxruntime.so.1), from the npm registry at the version package-lock.json pins; its install
+# script (GPU downloads) is not run. Without node the test is not defined.
+node_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/node"
+if command -v npm >/dev/null 2>&1 && [ ! -d "$node_dir/node_modules/onnxruntime-node" ]; then
+  echo "setup: installing onnxruntime-node into tests/node"
+  (cd "$node_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) ||
+    echo "setup: npm ci failed in tests/node; the node_binding test will say so"
+fi

@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     *) targets+=("$1"); shift ;;
   esac
 done
-if [ ${#targets[@]} -eq 0 ]; then targets=(load_fuzzer run_fuzzer value_reader_fuzzer checkpoint_fuzzer); fi
+if [ ${#targets[@]} -eq 0 ]; then targets=(load_fuzzer run_fuzzer value_reader_fuzzer checkpoint_fuzzer capi_value_fuzzer); fi
 build=$(cd "$build" && pwd)
 suite=/usr/share/libonnx-testdata/data
 
