@@ -39,6 +39,7 @@ struct OrtSessionOptions {
   onyx::SessionOptions core;
   std::map<std::string, std::string> config;  // AddSessionConfigEntry; applied when a session is made
   std::string log_id;
+  int log_verbosity = 0;  // SetSessionLogVerbosityLevel: stored, as ORT only uses it for VLOG builds
   // AddCustomOpDomain's domains and the custom-op libraries RegisterCustomOpsLibrary(_V2)
   // opened: turned into core.custom_kernels when a session is made (custom_ops.h).
   std::vector<std::shared_ptr<onyx::capi::CustomOpDomainState>> custom_domains;
@@ -55,6 +56,7 @@ struct OrtRunOptions {
   onyx::RunOptions core;
   std::string tag;
   int log_level = 2;
+  int log_verbosity = 0;  // stored for the getter; onyx's messages have no verbosity levels
 };
 
 struct OrtIoBinding {

@@ -1,5 +1,6 @@
 // IoBinding through the C API (onnxruntime-node runs every session through one): inputs
 // bound to values, outputs bound to a device and allocated by the run, then handed out.
+#include <algorithm>
 #include <cstring>
 
 #include "capi/capi_internal.h"
@@ -74,4 +75,60 @@ OrtStatus* ORT_API_CALL GetBoundOutputValues(const OrtIoBinding* binding, OrtAll
   });
 }
 
+OrtStatus* ORT_API_CALL BindOutput(OrtIoBinding* binding, const char* name, const OrtValue* value) {
+  return guarded("BindOutput", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(binding, "BindOutput");
+    ONYX_CAPI_REQUIRE(name, "BindOutput");
+    ONYX_CAPI_REQUIRE(value, "BindOutput");
+    if (!value->value.is_tensor())
+      return make_status(ORT_INVALID_ARGUMENT, std::string("BindOutput: output '") + name + "' is bound to a non-tensor");
+    return to_ort_status(binding->binding.bind_output(name, value->value.tensor()));
+  });
+}
+
+OrtStatus* ORT_API_CALL GetBoundOutputNames(const OrtIoBinding* binding, OrtAllocator* allocator, char** buffer,
+                                            size_t** lengths, size_t* count) {
+  return guarded("GetBoundOutputNames", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(binding, "GetBoundOutputNames");
+    ONYX_CAPI_REQUIRE(allocator, "GetBoundOutputNames");
+    ONYX_CAPI_REQUIRE(buffer, "GetBoundOutputNames");
+    ONYX_CAPI_REQUIRE(lengths, "GetBoundOutputNames");
+    ONYX_CAPI_REQUIRE(count, "GetBoundOutputNames");
+    // ORT's layout: the names back to back (no NULs) in one buffer, their lengths in another,
+    // both from `allocator`; nothing allocated when nothing is bound.
+    const auto& outputs = binding->binding.bound_outputs();
+    *buffer = nullptr;
+    *lengths = nullptr;
+    *count = outputs.size();
+    if (outputs.empty()) return nullptr;
+    size_t total = 0;
+    for (const auto& o : outputs) total += o.name.size();
+    auto* names = static_cast<char*>(allocator->Alloc(allocator, std::max<size_t>(total, 1)));
+    auto* sizes = static_cast<size_t*>(allocator->Alloc(allocator, outputs.size() * sizeof(size_t)));
+    if (!names || !sizes) {
+      if (names) allocator->Free(allocator, names);
+      if (sizes) allocator->Free(allocator, sizes);
+      return make_status(ORT_FAIL, "GetBoundOutputNames: the allocator returned null");
+    }
+    size_t at = 0;
+    for (size_t i = 0; i < outputs.size(); ++i) {
+      std::memcpy(names + at, outputs[i].name.data(), outputs[i].name.size());
+      at += outputs[i].name.size();
+      sizes[i] = outputs[i].name.size();
+    }
+    *buffer = names;
+    *lengths = sizes;
+    return nullptr;
+  });
+}
+
+void ORT_API_CALL ClearBoundInputs(OrtIoBinding* binding) {
+  if (binding) binding->binding.clear_inputs();
+}
+
+void ORT_API_CALL ClearBoundOutputs(OrtIoBinding* binding) {
+  if (binding) binding->binding.clear_outputs();
+}
+
 }  // namespace onyx::capi
+

@@ -132,4 +132,48 @@ OrtStatus* ORT_API_CALL RunOptionsSetRunTag(OrtRunOptions* options, const char* 
   return nullptr;
 }
 
+OrtStatus* ORT_API_CALL SetSessionLogVerbosityLevel(OrtSessionOptions* options, int level) {
+  ONYX_CAPI_REQUIRE(options, "SetSessionLogVerbosityLevel");
+  options->log_verbosity = level;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL RunOptionsSetRunLogVerbosityLevel(OrtRunOptions* options, int level) {
+  ONYX_CAPI_REQUIRE(options, "RunOptionsSetRunLogVerbosityLevel");
+  options->log_verbosity = level;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL RunOptionsGetRunLogVerbosityLevel(const OrtRunOptions* options, int* level) {
+  ONYX_CAPI_REQUIRE(options, "RunOptionsGetRunLogVerbosityLevel");
+  ONYX_CAPI_REQUIRE(level, "RunOptionsGetRunLogVerbosityLevel");
+  *level = options->log_verbosity;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL RunOptionsGetRunLogSeverityLevel(const OrtRunOptions* options, int* level) {
+  ONYX_CAPI_REQUIRE(options, "RunOptionsGetRunLogSeverityLevel");
+  ONYX_CAPI_REQUIRE(level, "RunOptionsGetRunLogSeverityLevel");
+  *level = options->log_level;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL RunOptionsGetRunTag(const OrtRunOptions* options, const char** tag) {
+  ONYX_CAPI_REQUIRE(options, "RunOptionsGetRunTag");
+  ONYX_CAPI_REQUIRE(tag, "RunOptionsGetRunTag");
+  *tag = options->tag.c_str();  // valid while the options live and the tag is not set again
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL AddRunConfigEntry(OrtRunOptions* options, const char* config_key, const char* config_value) {
+  return guarded("AddRunConfigEntry", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(options, "AddRunConfigEntry");
+    ONYX_CAPI_REQUIRE(config_key, "AddRunConfigEntry");
+    ONYX_CAPI_REQUIRE(config_value, "AddRunConfigEntry");
+    if (!*config_key) return make_status(ORT_INVALID_ARGUMENT, "AddRunConfigEntry: the key is empty");
+    options->core.config[config_key] = config_value;
+    return nullptr;
+  });
+}
+
 }  // namespace onyx::capi

@@ -397,4 +397,88 @@ OrtStatus* ORT_API_CALL GetStringTensorContent(const OrtValue* value, void* s, s
   return nullptr;
 }
 
+// The string element `index` of a string tensor value, or an OrtStatus naming `call`.
+static OrtStatus* string_element(const OrtValue* value, size_t index, const char* call, std::string** out) {
+  const Tensor* t = tensor_of(value);
+  if (!t || t->dtype() != DataType::kString)
+    return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": the value is not a string tensor");
+  if (index >= size_t(t->numel()))
+    return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": index " + std::to_string(index) +
+                                                 " is out of range for " + std::to_string(t->numel()) + " strings");
+  *out = const_cast<std::string*>(t->data<std::string>()) + index;
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetStringTensorElementLength(const OrtValue* value, size_t index, size_t* out) {
+  ONYX_CAPI_REQUIRE(out, "GetStringTensorElementLength");
+  std::string* s = nullptr;
+  if (OrtStatus* st = string_element(value, index, "GetStringTensorElementLength", &s)) return st;
+  *out = s->size();
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL GetStringTensorElement(const OrtValue* value, size_t s_len, size_t index, void* out) {
+  std::string* s = nullptr;
+  if (OrtStatus* st = string_element(value, index, "GetStringTensorElement", &s)) return st;
+  if (s_len < s->size())
+    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorElement: " + std::to_string(s_len) +
+                                                 " bytes for a string of " + std::to_string(s->size()));
+  if (!s->empty()) {
+    ONYX_CAPI_REQUIRE(out, "GetStringTensorElement");
+    std::memcpy(out, s->data(), s->size());  // not NUL-terminated, as ORT's
+  }
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL FillStringTensorElement(OrtValue* value, const char* str, size_t index) {
+  return guarded("FillStringTensorElement", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(str, "FillStringTensorElement");
+    std::string* s = nullptr;
+    if (OrtStatus* st = string_element(value, index, "FillStringTensorElement", &s)) return st;
+    *s = str;
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL TensorAt(OrtValue* value, const int64_t* location_values, size_t location_values_count,
+                                 void** out) {
+  ONYX_CAPI_REQUIRE(out, "TensorAt");
+  const Tensor* t = tensor_of(value);
+  if (!t) return make_status(ORT_INVALID_ARGUMENT, "TensorAt: the value is not a tensor");
+  if (t->dtype() == DataType::kString) return make_status(ORT_INVALID_ARGUMENT, "TensorAt: a string tensor");
+  if (location_values_count != size_t(t->rank()))
+    return make_status(ORT_INVALID_ARGUMENT, "TensorAt: " + std::to_string(location_values_count) +
+                                                 " indices for a tensor of rank " + std::to_string(t->rank()));
+  if (location_values_count) ONYX_CAPI_REQUIRE(location_values, "TensorAt");
+  int64_t offset = 0;
+  for (size_t d = 0; d < location_values_count; ++d) {
+    const int64_t i = location_values[d], n = t->dim(int64_t(d));
+    if (i < 0 || i >= n)
+      return make_status(ORT_INVALID_ARGUMENT, "TensorAt: index " + std::to_string(i) + " is out of range for dim " +
+                                                   std::to_string(d) + " of size " + std::to_string(n));
+    offset = offset * n + i;
+  }
+  *out = static_cast<char*>(const_cast<void*>(t->raw_data())) + size_t(offset) * t->itemsize();
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL HasValue(const OrtValue* value, int* out) {
+  ONYX_CAPI_REQUIRE(value, "HasValue");
+  ONYX_CAPI_REQUIRE(out, "HasValue");
+  *out = !value->value.is_none();
+  return nullptr;
+}
+
+OrtStatus* ORT_API_CALL CompareMemoryInfo(const OrtMemoryInfo* info1, const OrtMemoryInfo* info2, int* out) {
+  ONYX_CAPI_REQUIRE(info1, "CompareMemoryInfo");
+  ONYX_CAPI_REQUIRE(info2, "CompareMemoryInfo");
+  ONYX_CAPI_REQUIRE(out, "CompareMemoryInfo");
+  *out = info1->name == info2->name && info1->id == info2->id && info1->mem_type == info2->mem_type &&
+                 info1->type == info2->type
+             ? 0
+             : -1;
+  return nullptr;
+}
+
 }  // namespace onyx::capi
+
