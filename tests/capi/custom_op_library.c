@@ -187,12 +187,19 @@ static int ORT_API_CALL no_end(const OrtCustomOp* op) { (void)op; return 2147483
 static OrtCustomOp scaled_add;
 static OrtCustomOp join;
 
+/* ORT keeps a pointer to the domain: it lives until the library is unloaded, which happens only
+ * once no session uses its ops. */
+static OrtCustomOpDomain* domain = NULL;
+
+__attribute__((destructor)) static void release_domain(void) {
+  if (domain && api) api->ReleaseCustomOpDomain(domain);
+  domain = NULL;
+}
+
 ORT_EXPORT OrtStatus* ORT_API_CALL RegisterCustomOps(OrtSessionOptions* options, const OrtApiBase* base) {
   api = base->GetApi(ORT_API_VERSION);
   if (!api) return NULL;
 
-  /* ORT keeps a pointer to the domain: it lives as long as the process, as ORT asks. */
-  static OrtCustomOpDomain* domain = NULL;
   OrtStatus* st = NULL;
   if (!domain) { /* the first call sets the ops up; later ones (more options) reuse them */
     /* An op of version 1: only the members up to KernelDestroy are read. The later ones are
