@@ -76,6 +76,27 @@ OrtStatus* ORT_API_CALL AddInitializer(OrtSessionOptions* options, const char* n
   });
 }
 
+OrtStatus* ORT_API_CALL AddExternalInitializers(OrtSessionOptions* options, const char* const* initializer_names,
+                                                const OrtValue* const* initializers, size_t num_initializers) {
+  return guarded("AddExternalInitializers", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(options, "AddExternalInitializers");
+    if (num_initializers) {
+      ONYX_CAPI_REQUIRE(initializer_names, "AddExternalInitializers");
+      ONYX_CAPI_REQUIRE(initializers, "AddExternalInitializers");
+    }
+    std::vector<std::string> names;
+    std::vector<Tensor> values;
+    for (size_t i = 0; i < num_initializers; ++i) {
+      if (!initializer_names[i] || !initializers[i] || !initializers[i]->value.is_tensor())
+        return make_status(ORT_INVALID_ARGUMENT, "AddExternalInitializers: entry " + std::to_string(i) +
+                                                     " needs a name and a tensor");
+      names.emplace_back(initializer_names[i]);
+      values.push_back(initializers[i]->value.tensor());  // the caller's memory, as ORT keeps it
+    }
+    return to_ort_status(options->core.add_external_initializers(names, values));
+  });
+}
+
 OrtStatus* ORT_API_CALL SessionGetModelMetadata(const OrtSession* session, OrtModelMetadata** out) {
   return guarded("SessionGetModelMetadata", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(session, "SessionGetModelMetadata");

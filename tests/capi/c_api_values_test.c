@@ -175,6 +175,10 @@ int main(int argc, char** argv) {
   OrtSessionOptions* options = NULL;
   ok(api->CreateSessionOptions(&options), "CreateSessionOptions");
   ok(api->SetSessionLogVerbosityLevel(options, 1), "SetSessionLogVerbosityLevel");
+  ok(api->AddExternalInitializers(options, NULL, NULL, 0), "AddExternalInitializers");
+  const char* no_name[1] = {NULL};
+  const OrtValue* no_value[1] = {NULL};
+  CHECK(code_of(api->AddExternalInitializers(options, no_name, no_value, 1)) == ORT_INVALID_ARGUMENT);
   OrtSession* session = NULL;
   if (ok(api->CreateSession(env, argv[1], options, &session), "CreateSession")) {
     bound_output(session, allocator);

@@ -142,6 +142,7 @@ OrtStatus* ORT_API_CALL AddRunConfigEntry(OrtRunOptions* options, const char* co
 OrtStatus* ORT_API_CALL HasValue(const OrtValue* value, int* out);
 OrtStatus* ORT_API_CALL KernelContext_GetGPUComputeStream(const OrtKernelContext* context, void** out);
 OrtStatus* ORT_API_CALL GetTensorMemoryInfo(const OrtValue* value, const OrtMemoryInfo** mem_info);
+OrtStatus* ORT_API_CALL AddExternalInitializers(OrtSessionOptions* options, const char* const* initializer_names, const OrtValue* const* initializers, size_t num_initializers);
 OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider(OrtSessionOptions* options, const char* provider_name, const char* const* provider_options_keys, const char* const* provider_options_values, size_t num_keys);
 OrtStatus* ORT_API_CALL CopyKernelInfo(const OrtKernelInfo* info, OrtKernelInfo** info_copy);
 void ORT_API_CALL ReleaseKernelInfo(OrtKernelInfo* input);
