@@ -26,10 +26,10 @@ class GraphPlan;  // session/graph_plan.h: a planned graph (If/Loop/Scan bodies 
 using SubgraphPlan = GraphPlan;
 class Frame;         // session/graph_plan.h: the values of one running graph
 
-// Session-wide choices that change how kernels compute (SessionOptions), the same for every
-// node of a session and its subgraphs.
 class KernelRegistry;
 
+// Session-wide choices that change how kernels compute (SessionOptions), the same for every
+// node of a session and its subgraphs.
 struct KernelSettings {
   // Float32 MatMul and Gemm with constant 2-D weights multiply in bfloat16: weights packed
   // as bf16, the activations rounded to bf16 on the way in, sums and outputs in float32.

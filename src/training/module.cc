@@ -6,6 +6,7 @@
 #include "onnx/loader.h"
 #include "onnx/writer.h"
 #include "session/io_binding.h"
+#include "training/graph_reads.h"
 
 namespace onyx::training {
 namespace {
@@ -31,19 +32,6 @@ bool fits(const Tensor& t, const ir::ValueInfo& input) {
   for (size_t i = 0; i < s.dims.size(); ++i)
     if (s.dims[i].value && *s.dims[i].value != t.shape()[i]) return false;
   return true;
-}
-
-// Every value a node reads, those its subgraphs read from outside included (over-approximated:
-// every input of every node inside).
-void names_read(const ir::Node& node, std::set<std::string>& into) {
-  for (const std::string& in : node.inputs)
-    if (!in.empty()) into.insert(in);
-  for (const auto& [_, attr] : node.attributes) {
-    std::vector<std::shared_ptr<ir::Graph>> graphs = attr.graphs;
-    if (attr.g) graphs.push_back(attr.g);
-    for (const auto& g : graphs)
-      for (const ir::Node& inner : g->nodes) names_read(inner, into);
-  }
 }
 
 Result<std::vector<Value>> run_bound(const Session& session, IoBinding& binding, size_t keep) {

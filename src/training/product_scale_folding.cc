@@ -5,6 +5,7 @@
 #include <set>
 
 #include "ops/infer_graph.h"
+#include "training/graph_reads.h"
 
 namespace onyx::training {
 namespace {
@@ -30,9 +31,11 @@ bool fold_scales_into_products(ir::Model& model) {
   ir::Graph& g = model.graph;
   const ops::GraphTypes types = ops::infer_graph_types(g, model.opsets);
   std::map<std::string, std::vector<size_t>> readers;
-  for (size_t k = 0; k < g.nodes.size(); ++k)
-    for (const std::string& in : std::set<std::string>(g.nodes[k].inputs.begin(), g.nodes[k].inputs.end()))
-      readers[in].push_back(k);
+  for (size_t k = 0; k < g.nodes.size(); ++k) {
+    std::set<std::string> read;
+    names_read(g.nodes[k], read);
+    for (const std::string& in : read) readers[in].push_back(k);
+  }
   std::set<std::string> outputs;
   for (const ir::ValueInfo& o : g.outputs) outputs.insert(o.name);
   auto rank_at_least = [&](const std::string& v, size_t r, bool float32) {

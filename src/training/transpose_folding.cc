@@ -4,6 +4,7 @@
 #include <set>
 
 #include "ops/infer_graph.h"
+#include "training/graph_reads.h"
 
 namespace onyx::training {
 namespace {
@@ -19,17 +20,6 @@ bool swaps_last_two(const ir::Node& n, const ops::GraphTypes& types) {
   for (size_t i = 0; i + 2 < r; ++i)
     if (perm->ints[i] != int64_t(i)) return false;
   return perm->ints[r - 2] == int64_t(r - 1) && perm->ints[r - 1] == int64_t(r - 2);
-}
-
-// Every value a node reads, through its subgraphs too (every input of every node inside).
-void names_read(const ir::Node& node, std::set<std::string>& into) {
-  into.insert(node.inputs.begin(), node.inputs.end());
-  for (const auto& [_, attr] : node.attributes) {
-    std::vector<std::shared_ptr<ir::Graph>> graphs = attr.graphs;
-    if (attr.g) graphs.push_back(attr.g);
-    for (const auto& sub : graphs)
-      for (const ir::Node& inner : sub->nodes) names_read(inner, into);
-  }
 }
 
 ir::Attribute int_attr(const std::string& name, int64_t v) {
