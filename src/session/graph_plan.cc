@@ -330,6 +330,16 @@ Result<std::shared_ptr<GraphPlan>> GraphPlan::build(const ir::Graph& graph, cons
         step.static_types.push_back(out.empty() || t == verify_types->end() ? nullptr : &t->second);
       }
     }
+    if (!on_device && place.types) {
+      for (const auto& out : node->outputs) {
+        auto t = out.empty() ? place.types->end() : place.types->find(out);
+        char kind = out.empty() ? kOtherOutput : kUnknownOutput;
+        if (t != place.types->end() && t->second.kind == ir::TypeInfo::Kind::kTensor &&
+            t->second.elem_type != DataType::kUndefined)
+          kind = t->second.elem_type == DataType::kFloat16 ? kFloat16Output : kOtherOutput;
+        step.output_kinds.push_back(kind);
+      }
+    }
 
     step.kernel = def->factory();
     const Scope* scope_ptr = scope.get();

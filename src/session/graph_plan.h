@@ -129,8 +129,20 @@ class GraphPlan {
     // arena made it and nothing else holds it (GraphPlan::run).
     std::vector<std::pair<int, int>> donations;
     std::vector<const ir::TypeInfo*> static_types;  // per output, when verifying; else empty
+    // Per output of a CPU step of the main graph, from its static type: kFloat16Output,
+    // kOtherOutput (omitted outputs too), or kUnknownOutput; empty elsewhere. When the kernel
+    // has no float16 path (NOT_IMPLEMENTED with float16 inputs) the step computes in float32
+    // and the outputs known to be float16 are narrowed back (compute_in_float32).
+    std::vector<char> output_kinds;
   };
+  static constexpr char kUnknownOutput = 0, kFloat16Output = 1, kOtherOutput = 2;
   Status verify_outputs(const Step& step, const Frame& frame) const;
+  // The float16 fallback of a CPU step (Step::output_kinds): float16 inputs widened to float32,
+  // the kernel run again, float32 outputs whose static type is float16 narrowed back. NOT
+  // OK (the caller keeps its first error) when an output's type is unknown or no input is
+  // float16.
+  Status compute_in_float32(const Step& step, const std::vector<const Value*>& inputs,
+                            std::vector<Value*>& outputs, Frame& frame) const;
 
   explicit GraphPlan(const ir::Graph& graph) : graph_(graph) {}
   int slot(const std::string& name);

@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "core/guard.h"
+#include "kernels/convert.h"
 #include "ops/infer_graph.h"
 #include "session/graph_plan.h"
 #include "session/profiler.h"
@@ -131,6 +132,11 @@ Result<std::vector<Value>> GraphPlan::run(std::vector<Value> inputs, const Frame
       if (st.ok() && step.device) st = step.device->synchronize();  // the kernel's own time, not its queueing
       if (st.ok()) frame.profile->node_event(*step.node, graph_.name, start, in_ptrs, out_ptrs, step.provider);
     }
+    if (st.code() == StatusCode::kNotImplemented && !step.output_kinds.empty()) {
+      for (int out : donated) frame.targets[size_t(out)] = nullptr;
+      donated.clear();
+      if (compute_in_float32(step, in_ptrs, out_ptrs, frame).ok()) st = Status::Ok();
+    }
     if (!st.ok()) {
       return std::move(st).with_context("while running node " + step.node->label() + " at opset " +
                                         std::to_string(step.opset) + (step.device ? " on " + step.provider : ""));
@@ -171,6 +177,40 @@ const Value* Frame::lookup(const std::string& name) const {
   auto it = plan_.slot_of_.find(name);
   if (it != plan_.slot_of_.end()) return &values[size_t(it->second)];
   return parent_ ? parent_->lookup(name) : nullptr;
+}
+
+Status GraphPlan::compute_in_float32(const Step& step, const std::vector<const Value*>& inputs,
+                                     std::vector<Value*>& outputs, Frame& frame) const {
+  std::vector<Value> widened(inputs.size());
+  std::vector<const Value*> in_ptrs(inputs.size(), nullptr);
+  bool any_float16 = false;
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    in_ptrs[i] = inputs[i];
+    if (!inputs[i] || !inputs[i]->is_tensor() || inputs[i]->tensor().dtype() != DataType::kFloat16) continue;
+    const Tensor& half = inputs[i]->tensor();
+    ONYX_ASSIGN_OR_RETURN(Tensor wide, Tensor::create(DataType::kFloat, half.shape(), frame.arena, false));
+    ONYX_RETURN_IF_ERROR(convert_elements(half, wide));
+    widened[i] = Value(std::move(wide));
+    in_ptrs[i] = &widened[i];
+    any_float16 = true;
+  }
+  if (!any_float16) return not_implemented("no float16 input to widen");
+  for (size_t o = 0; o < outputs.size(); ++o)
+    if (outputs[o] && step.output_kinds[o] == kUnknownOutput) return not_implemented("output ", o, "'s type is unknown");
+  for (Value* out : outputs)
+    if (out) *out = Value();
+  KernelContext ctx(in_ptrs, outputs, &frame);
+  ONYX_RETURN_IF_ERROR(guarded("kernel", [&] { return step.kernel->compute(ctx); }));
+  for (size_t o = 0; o < outputs.size(); ++o) {
+    Value* out = outputs[o];
+    if (!out || step.output_kinds[o] != kFloat16Output || !out->is_tensor() ||
+        out->tensor().dtype() != DataType::kFloat)
+      continue;
+    ONYX_ASSIGN_OR_RETURN(Tensor half, Tensor::create(DataType::kFloat16, out->tensor().shape(), frame.arena, false));
+    ONYX_RETURN_IF_ERROR(convert_elements(out->tensor(), half));
+    *out = Value(std::move(half));
+  }
+  return Status::Ok();
 }
 
 // KernelContext members that need the plan.

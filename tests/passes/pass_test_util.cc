@@ -218,7 +218,9 @@ ir::Model check_rewrite(const PassModel& m, const std::vector<std::string>& pass
   ir::Model after = load(m);
   auto report = passes.empty() ? apply_level(after, level) : apply_passes(after, passes);
   EXPECT_TRUE(report.ok()) << report.status().to_string();
-  if (report.ok()) EXPECT_EQ(report->skipped, "");
+  if (report.ok()) {
+    EXPECT_EQ(report->skipped, "");
+  }
   std::map<std::string, int> got = histogram(after.graph);
   EXPECT_EQ(got, want);
   const std::vector<Value> feeds = random_inputs(before);
