@@ -13,34 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capi_check.h"
 #include "onnxruntime_c_api.h"
-
-static int failures = 0;
-#define CHECK(cond)                                                   \
-  do {                                                                \
-    if (!(cond)) {                                                    \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                     \
-    }                                                                 \
-  } while (0)
-
-static const OrtApi* api;
-
-/* OK, or prints the status and counts a failure. */
-static int ok(OrtStatus* status, const char* what) {
-  if (!status) return 1;
-  fprintf(stderr, "%s failed: %s\n", what, api->GetErrorMessage(status));
-  api->ReleaseStatus(status);
-  ++failures;
-  return 0;
-}
-
-/* The code of a failing call (ORT_OK when it succeeded), releasing its status. */
-static OrtErrorCode code_of(OrtStatus* status) {
-  OrtErrorCode code = status ? api->GetErrorCode(status) : ORT_OK;
-  if (status) api->ReleaseStatus(status);
-  return code;
-}
 
 /* image[b] = stripes across rows (horizontal) or columns (vertical), two pixels wide. */
 static void stripes(float* image, int horizontal) {

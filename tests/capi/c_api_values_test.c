@@ -9,32 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capi_check.h"
 #include "onnxruntime_c_api.h"
-
-static int failures = 0;
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                                \
-    }                                                                            \
-  } while (0)
-
-static const OrtApi* api;
-
-static int ok(OrtStatus* status, const char* what) {
-  if (!status) return 1;
-  fprintf(stderr, "%s failed: %s\n", what, api->GetErrorMessage(status));
-  api->ReleaseStatus(status);
-  ++failures;
-  return 0;
-}
-
-static OrtErrorCode code_of(OrtStatus* status) {
-  OrtErrorCode code = status ? api->GetErrorCode(status) : ORT_OK;
-  if (status) api->ReleaseStatus(status);
-  return code;
-}
 
 static void strings(OrtAllocator* allocator) {
   const int64_t shape[1] = {3};

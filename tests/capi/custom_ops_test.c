@@ -15,28 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "capi_check.h"
 #include "onnxruntime_c_api.h"
 
-static int failures = 0;
-#define CHECK(cond)                                                              \
-  do {                                                                           \
-    if (!(cond)) {                                                               \
-      fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-      ++failures;                                                                \
-    }                                                                            \
-  } while (0)
-
-static const OrtApi* api;
 static OrtMemoryInfo* cpu;
-
-static int ok(OrtStatus* status, const char* what) {
-  if (!status) return 1;
-  fprintf(stderr, "%s failed: %s\n", what, api->GetErrorMessage(status));
-  api->ReleaseStatus(status);
-  ++failures;
-  return 0;
-}
-
 static OrtValue* tensor(void* data, size_t bytes, const int64_t* shape, size_t rank, ONNXTensorElementDataType type) {
   OrtValue* v = NULL;
   ok(api->CreateTensorWithDataAsOrtValue(cpu, data, bytes, shape, rank, type, &v), "CreateTensorWithDataAsOrtValue");
