@@ -66,7 +66,10 @@ SessionOptions PySessionOptions::resolved() const {
   s.optimized_model_filepath = optimized_model_filepath;
   apply_session_config(config, s);
   if (custom_ops) {
-    auto kernels = capi::custom_kernels_of(*custom_ops);
+    OrtSessionOptions view = *custom_ops;  // with these options' config entries and log level
+    view.config = config;
+    view.core.log_level = s.log_level;
+    auto kernels = capi::custom_kernels_of(view);
     if (!kernels.ok()) raise_status(kernels.status(), Phase::kLoad);
     s.custom_kernels = *kernels;
   }

@@ -27,6 +27,21 @@ struct OrtEnv {
   bool owns_log_sink = false;  // CreateEnvWithCustomLogger routed onyx's messages to the caller
 };
 
+// Ordered string pairs (CreateKeyValuePairs ...): the pointer arrays GetKeyValuePairs hands out
+// stay valid until the pairs change.
+struct OrtKeyValuePairs {
+  std::vector<std::string> keys, values;
+  std::vector<const char*> key_ptrs, value_ptrs;
+  void refresh() {
+    key_ptrs.clear();
+    value_ptrs.clear();
+    for (size_t i = 0; i < keys.size(); ++i) {
+      key_ptrs.push_back(keys[i].c_str());
+      value_ptrs.push_back(values[i].c_str());
+    }
+  }
+};
+
 namespace onyx::capi {
 // A custom-op domain and the ops added to it (custom_ops.h).
 struct CustomOpDomainState {

@@ -76,4 +76,52 @@ OrtStatus* ORT_API_CALL GetValue(const OrtValue* value, int index, OrtAllocator*
   });
 }
 
+// Key-value pairs. These members return nothing, as ORT's do: null arguments are ignored.
+
+void ORT_API_CALL CreateKeyValuePairs(OrtKeyValuePairs** out) {
+  if (out) *out = new (std::nothrow) OrtKeyValuePairs();
+}
+
+void ORT_API_CALL AddKeyValuePair(OrtKeyValuePairs* kvps, const char* key, const char* value) {
+  if (!kvps || !key || !value || !*key) return;
+  for (size_t i = 0; i < kvps->keys.size(); ++i)
+    if (kvps->keys[i] == key) {  // an existing key takes the new value
+      kvps->values[i] = value;
+      kvps->refresh();
+      return;
+    }
+  kvps->keys.emplace_back(key);
+  kvps->values.emplace_back(value);
+  kvps->refresh();
+}
+
+const char* ORT_API_CALL GetKeyValue(const OrtKeyValuePairs* kvps, const char* key) {
+  if (!kvps || !key) return nullptr;
+  for (size_t i = 0; i < kvps->keys.size(); ++i)
+    if (kvps->keys[i] == key) return kvps->values[i].c_str();
+  return nullptr;
+}
+
+void ORT_API_CALL GetKeyValuePairs(const OrtKeyValuePairs* kvps, const char* const** keys, const char* const** values,
+                                   size_t* num_entries) {
+  if (!kvps || !keys || !values || !num_entries) return;
+  *keys = kvps->key_ptrs.data();
+  *values = kvps->value_ptrs.data();
+  *num_entries = kvps->keys.size();
+}
+
+void ORT_API_CALL RemoveKeyValuePair(OrtKeyValuePairs* kvps, const char* key) {
+  if (!kvps || !key) return;
+  for (size_t i = 0; i < kvps->keys.size(); ++i)
+    if (kvps->keys[i] == key) {
+      kvps->keys.erase(kvps->keys.begin() + std::ptrdiff_t(i));
+      kvps->values.erase(kvps->values.begin() + std::ptrdiff_t(i));
+      kvps->refresh();
+      return;
+    }
+}
+
+void ORT_API_CALL ReleaseKeyValuePairs(OrtKeyValuePairs* kvps) { delete kvps; }
+
 }  // namespace onyx::capi
+

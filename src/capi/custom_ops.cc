@@ -62,8 +62,12 @@ bool last_input_variadic(const OrtCustomOp* op) {
 // compute, KernelDestroy when the session's plan goes. Holds the library open meanwhile.
 class CustomOpKernel final : public Kernel {
  public:
-  CustomOpKernel(const OrtCustomOp* op, std::vector<std::shared_ptr<void>> libraries)
-      : op_(op), libraries_(std::move(libraries)) {}
+  CustomOpKernel(const OrtCustomOp* op, std::vector<std::shared_ptr<void>> libraries,
+                 std::map<std::string, std::string> config, int log_level)
+      : op_(op), libraries_(std::move(libraries)) {
+    info_.config = std::move(config);
+    info_.log_level = log_level;
+  }
 
   ~CustomOpKernel() override {
     if (kernel_ && op_->KernelDestroy) op_->KernelDestroy(kernel_);
@@ -206,9 +210,11 @@ Result<std::shared_ptr<const KernelRegistry>> custom_kernels_of(const OrtSession
         if (op->GetEndVersion && op->GetEndVersion(op) < INT_MAX) until = op->GetEndVersion(op);
       }
       const std::vector<std::shared_ptr<void>> libraries = options.custom_libraries;
+      const std::map<std::string, std::string> config = options.config;
+      const int log_level = options.core.log_level;
       registry->add(KernelDef{"CPU", domain->domain == "ai.onnx" ? "" : domain->domain, name, since, until,
-                              [op, libraries]() -> std::unique_ptr<Kernel> {
-                                return std::make_unique<CustomOpKernel>(op, libraries);
+                              [op, libraries, config, log_level]() -> std::unique_ptr<Kernel> {
+                                return std::make_unique<CustomOpKernel>(op, libraries, config, log_level);
                               },
                               nullptr, {}, false, {}});
     }

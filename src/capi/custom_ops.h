@@ -6,6 +6,7 @@
 // node and of the run. Ops for another execution provider are not registered (a model that
 // needs one fails with "no CPU kernel" naming it).
 #pragma once
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
@@ -27,6 +28,7 @@ struct OrtKernelInfo {
   std::vector<std::unique_ptr<OrtValue>> constant_inputs;  // null where the input is not constant
   std::vector<OrtTypeInfo> input_types, output_types;     // static, where onyx inferred them
   int log_level = 2;
+  std::map<std::string, std::string> config;  // the session's config entries (KernelInfo_GetConfigEntries)
 };
 
 struct OrtLogger {

@@ -256,6 +256,21 @@ OrtStatus* ORT_API_CALL KernelInfo_GetOperatorSinceVersion(const OrtKernelInfo* 
   return nullptr;
 }
 
+OrtStatus* ORT_API_CALL KernelInfo_GetConfigEntries(const OrtKernelInfo* info, OrtKeyValuePairs** out) {
+  return guarded("KernelInfo_GetConfigEntries", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(info, "KernelInfo_GetConfigEntries");
+    ONYX_CAPI_REQUIRE(out, "KernelInfo_GetConfigEntries");
+    auto pairs = std::make_unique<OrtKeyValuePairs>();
+    for (const auto& [k, v] : info->config) {
+      pairs->keys.push_back(k);
+      pairs->values.push_back(v);
+    }
+    pairs->refresh();
+    *out = pairs.release();  // the caller's, released with ReleaseKeyValuePairs
+    return nullptr;
+  });
+}
+
 // Kernel context.
 
 OrtStatus* ORT_API_CALL KernelContext_GetInputCount(const OrtKernelContext* context, size_t* out) {
@@ -365,6 +380,23 @@ OrtStatus* ORT_API_CALL KernelContext_ParallelFor(const OrtKernelContext* contex
     });
     return nullptr;
   });
+}
+
+OrtStatus* ORT_API_CALL KernelContext_GetScratchBuffer(const OrtKernelContext* context, const OrtMemoryInfo* mem_info,
+                                                       size_t count_or_bytes, void** out) {
+  ONYX_CAPI_REQUIRE(context, "KernelContext_GetScratchBuffer");
+  ONYX_CAPI_REQUIRE(out, "KernelContext_GetScratchBuffer");
+  if (mem_info && mem_info->name != "Cpu" && mem_info->name != "CPU")
+    return make_status(ORT_INVALID_ARGUMENT, "KernelContext_GetScratchBuffer: custom ops run on the CPU; no memory on " +
+                                                 mem_info->name);
+  *out = nullptr;
+  if (count_or_bytes == 0) return nullptr;
+  // The caller frees it through the allocator KernelContext_GetAllocator gives (the default one).
+  OrtAllocator* allocator = default_allocator();
+  *out = allocator->Alloc(allocator, count_or_bytes);
+  if (!*out) return make_status(ORT_FAIL, "KernelContext_GetScratchBuffer: out of memory for " +
+                                              std::to_string(count_or_bytes) + " bytes");
+  return nullptr;
 }
 
 // Logger.

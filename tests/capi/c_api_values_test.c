@@ -74,6 +74,27 @@ static void memory_infos(void) {
   api->ReleaseMemoryInfo(c);
 }
 
+static void key_value_pairs(void) {
+  OrtKeyValuePairs* kv = NULL;
+  api->CreateKeyValuePairs(&kv);
+  CHECK(kv != NULL);
+  if (!kv) return;
+  api->AddKeyValuePair(kv, "device", "cpu");
+  api->AddKeyValuePair(kv, "threads", "2");
+  api->AddKeyValuePair(kv, "device", "gpu"); /* an existing key takes the new value */
+  CHECK(strcmp(api->GetKeyValue(kv, "device"), "gpu") == 0);
+  CHECK(api->GetKeyValue(kv, "missing") == NULL);
+  const char* const* keys = NULL;
+  const char* const* values = NULL;
+  size_t n = 0;
+  api->GetKeyValuePairs(kv, &keys, &values, &n);
+  CHECK(n == 2 && strcmp(keys[0], "device") == 0 && strcmp(values[1], "2") == 0);
+  api->RemoveKeyValuePair(kv, "device");
+  api->GetKeyValuePairs(kv, &keys, &values, &n);
+  CHECK(n == 1 && strcmp(keys[0], "threads") == 0);
+  api->ReleaseKeyValuePairs(kv);
+}
+
 static void run_options(void) {
   OrtRunOptions* r = NULL;
   if (!ok(api->CreateRunOptions(&r), "CreateRunOptions")) return;
@@ -147,6 +168,7 @@ int main(int argc, char** argv) {
   strings(allocator);
   tensor_at(allocator);
   memory_infos();
+  key_value_pairs();
   run_options();
   OrtSessionOptions* options = NULL;
   ok(api->CreateSessionOptions(&options), "CreateSessionOptions");

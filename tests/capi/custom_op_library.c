@@ -94,8 +94,16 @@ static void copy_one(void* p, size_t i) {
 static OrtStatus* ORT_API_CALL join_create(const OrtCustomOp* op, const OrtApi* a, const OrtKernelInfo* info,
                                            void** kernel) {
   (void)op;
+  /* The session's config entry onyx.test.refuse_join = "1" refuses the op (KernelInfo_GetConfigEntries). */
+  OrtKeyValuePairs* config = NULL;
+  OrtStatus* st = a->KernelInfo_GetConfigEntries(info, &config);
+  if (st) return st;
+  const char* refuse = a->GetKeyValue(config, "onyx.test.refuse_join");
+  const int refused = refuse && strcmp(refuse, "1") == 0;
+  a->ReleaseKeyValuePairs(config);
+  if (refused) return a->CreateStatus(ORT_FAIL, "Join refused by the session config");
   JoinKernel* k = (JoinKernel*)calloc(1, sizeof(JoinKernel));
-  OrtStatus* st = a->KernelInfoGetAttribute_int64(info, "fail", &k->fail);
+  st = a->KernelInfoGetAttribute_int64(info, "fail", &k->fail);
   if (st) {
     a->ReleaseStatus(st);
     k->fail = 0;
@@ -154,6 +162,14 @@ static OrtStatus* ORT_API_CALL join_compute(void* kernel, OrtKernelContext* cont
     w.bytes[i] = count * item;
     total += count;
   }
+  /* A scratch buffer, freed through the context's allocator, as ORT's contract says. */
+  void* scratch = NULL;
+  OrtAllocator* allocator = NULL;
+  if ((st = api->KernelContext_GetScratchBuffer(context, NULL, 64, &scratch))) return st;
+  if ((st = api->KernelContext_GetAllocator(context, NULL, &allocator))) return st;
+  memset(scratch, 0, 64);
+  allocator->Free(allocator, scratch);
+  api->ReleaseAllocator(allocator);
   int64_t dims[1] = {(int64_t)total};
   OrtValue* y = NULL;
   if ((st = api->KernelContext_GetOutput(context, 0, dims, 1, &y))) return st;

@@ -140,6 +140,17 @@ int main(int argc, char** argv) {
     api->ReleaseSession(session);
   }
 
+  /* The session's config entries reach the op (KernelInfo_GetConfigEntries): Join refuses. */
+  ok(api->CreateSessionOptions(&options), "CreateSessionOptions");
+  ok(api->RegisterCustomOpsLibrary_V2(options, library), "RegisterCustomOpsLibrary_V2");
+  ok(api->AddSessionConfigEntry(options, "onyx.test.refuse_join", "1"), "AddSessionConfigEntry");
+  session = NULL;
+  st = api->CreateSession(env, model, options, &session);
+  CHECK(st != NULL && strstr(api->GetErrorMessage(st), "Join refused by the session config") != NULL);
+  if (st) api->ReleaseStatus(st);
+  if (session) api->ReleaseSession(session);
+  api->ReleaseSessionOptions(options);
+
   /* RegisterCustomOpsLibrary: the caller's handle, closed by the caller after its sessions. */
   ok(api->CreateSessionOptions(&options), "CreateSessionOptions");
   void* handle = NULL;

@@ -94,3 +94,10 @@ def test_sessions_outlive_their_options():
     x = np.ones((2, 3), np.float32)
     z = sess.run(["z"], {"x": x, "y": x, "n": np.zeros(2, np.int64)})[0]
     np.testing.assert_allclose(z, 1.5 * x)
+
+
+def test_session_config_entries_reach_the_op():
+    so = options()
+    so.add_session_config_entry("onyx.test.refuse_join", "1")
+    with pytest.raises(Exception, match="Join refused by the session config"):
+        onyx.InferenceSession(MODEL, so)

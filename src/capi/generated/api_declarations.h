@@ -165,9 +165,17 @@ OrtStatus* ORT_API_CALL KernelInfoGetConstantInput_tensor(const OrtKernelInfo* i
 OrtStatus* ORT_API_CALL KernelContext_GetAllocator(const OrtKernelContext* context, const OrtMemoryInfo* mem_info, OrtAllocator** out);
 const char* ORT_API_CALL GetBuildInfoString(void);
 OrtStatus* ORT_API_CALL KernelContext_ParallelFor(const OrtKernelContext* context, void (*fn)(void*, size_t), size_t total, size_t num_batch, void* usr_data);
+OrtStatus* ORT_API_CALL KernelContext_GetScratchBuffer(const OrtKernelContext* context, const OrtMemoryInfo* mem_info, size_t count_or_bytes, void** out);
 OrtStatus* ORT_API_CALL KernelInfoGetAllocator(const OrtKernelInfo* info, OrtMemType mem_type, OrtAllocator** out);
 OrtStatus* ORT_API_CALL AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options, const ORTCHAR_T* const* external_initializer_file_names, char* const* external_initializer_file_buffer_array, const size_t* external_initializer_file_lengths, size_t num_external_initializer_files);
+void ORT_API_CALL CreateKeyValuePairs(OrtKeyValuePairs** out);
+void ORT_API_CALL AddKeyValuePair(OrtKeyValuePairs* kvps, const char* key, const char* value);
+const char* ORT_API_CALL GetKeyValue(const OrtKeyValuePairs* kvps, const char* key);
+void ORT_API_CALL GetKeyValuePairs(const OrtKeyValuePairs* kvps, const char* const** keys, const char* const** values, size_t* num_entries);
+void ORT_API_CALL RemoveKeyValuePair(OrtKeyValuePairs* kvps, const char* key);
+void ORT_API_CALL ReleaseKeyValuePairs(OrtKeyValuePairs* input);
 OrtStatus* ORT_API_CALL GetTensorData(const OrtValue* value, const void** out);
+OrtStatus* ORT_API_CALL KernelInfo_GetConfigEntries(const OrtKernelInfo* info, OrtKeyValuePairs** out);
 OrtStatus* ORT_API_CALL KernelInfo_GetOperatorDomain(const OrtKernelInfo* info, char* out, size_t* size);
 OrtStatus* ORT_API_CALL KernelInfo_GetOperatorType(const OrtKernelInfo* info, char* out, size_t* size);
 OrtStatus* ORT_API_CALL KernelInfo_GetOperatorSinceVersion(const OrtKernelInfo* info, int* since_version);
