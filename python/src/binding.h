@@ -95,6 +95,8 @@ struct PySessionOptions {
   // The custom-op domains and libraries register_custom_ops_library added, held as the C
   // API's session options hold them (src/capi/custom_ops.h); null until the first.
   std::shared_ptr<OrtSessionOptions> custom_ops;
+  // log_severity_level, or the default logger's when it is -1.
+  int log_level() const { return log_severity_level >= 0 ? log_severity_level : default_log_severity(); }
   // The options a session is created with: log level resolved against the default, custom
   // ops as kernels. Raises (the GIL held) when a custom op cannot be registered.
   SessionOptions resolved() const;
@@ -140,7 +142,7 @@ struct PyOrtValue {
   // A sparse tensor (onyx.SparseTensor, a Python object) when made by
   // ort_value_from_sparse_tensor; `value` is then none. Released under the GIL (shared_ptr
   // copies need none).
-  std::shared_ptr<py::object> sparse;
+  std::shared_ptr<py::object> sparse = nullptr;
 };
 
 // ONNX Runtime's OrtValueVector: the OrtValues a C-level run_with_ort_values returns, in order.

@@ -75,7 +75,7 @@ class PyIoBinding {
 
   py::list outputs() const {
     py::list out;
-    for (const Value& v : binding_.outputs()) out.append(py::cast(PyOrtValue{v, nullptr}));
+    for (const Value& v : binding_.outputs()) out.append(py::cast(PyOrtValue{v}));
     return out;
   }
   py::list copy_outputs_to_cpu() const {

@@ -61,15 +61,12 @@ void set_default_log_severity(int level) { g_default_severity.store(level); }
 
 SessionOptions PySessionOptions::resolved() const {
   SessionOptions s = core;
-  s.log_level = log_severity_level >= 0 ? log_severity_level : default_log_severity();
+  s.log_level = log_level();
   s.enable_cpu_mem_arena = enable_cpu_mem_arena;
   s.optimized_model_filepath = optimized_model_filepath;
   apply_session_config(config, s);
   if (custom_ops) {
-    OrtSessionOptions view = *custom_ops;  // with these options' config entries and log level
-    view.config = config;
-    view.core.log_level = s.log_level;
-    auto kernels = capi::custom_kernels_of(view);
+    auto kernels = capi::custom_kernels_of(*custom_ops, config, s.log_level);
     if (!kernels.ok()) raise_status(kernels.status(), Phase::kLoad);
     s.custom_kernels = *kernels;
   }
@@ -164,7 +161,7 @@ void register_options(py::module_& m) {
           [](SO& o, const std::string& key, const std::string& value) {
             if (Status bad = check_session_config_entry(key, value); !bad.ok()) throw py::value_error(bad.message());
             if (!known_session_config_key(key))
-              log_message(LogLevel::kWarning, o.resolved().log_level,
+              log_message(LogLevel::kWarning, o.log_level(),
                           "session config key '" + key + "' is not one onyx knows; stored, not acted on");
             o.config[key] = value;
           },

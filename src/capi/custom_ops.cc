@@ -66,7 +66,7 @@ class CustomOpKernel final : public Kernel {
                  std::map<std::string, std::string> config, int log_level)
       : op_(op), libraries_(std::move(libraries)) {
     info_.config = std::move(config);
-    info_.log_level = log_level;
+    info_.logger.log_level = log_level;
   }
 
   ~CustomOpKernel() override {
@@ -76,11 +76,12 @@ class CustomOpKernel final : public Kernel {
   Status prepare(const KernelInfo& info) override {
     info_.node = info.node();
     info_.opset = info.opset();
+    info_.logger.node = info_.node.label();
     label_ = op_label(op_, info_.node);
     ONYX_RETURN_IF_ERROR(check_arity());
     for (int i = 0; i < info.num_inputs(); ++i) {
       const Tensor* c = info.constant_input(i);
-      info_.constant_inputs.push_back(c ? std::make_unique<OrtValue>(OrtValue{Value(*c)}) : nullptr);
+      info_.constant_inputs.push_back(c ? std::optional<OrtValue>(OrtValue{Value(*c)}) : std::nullopt);
       OrtTypeInfo t;
       t.kind = ONNX_TYPE_TENSOR;
       t.tensor = c ? tensor_info_of(*c) : OrtTensorTypeAndShapeInfo{input_type(op_, size_t(i)), {}, {}};
@@ -111,7 +112,6 @@ class CustomOpKernel final : public Kernel {
     c.ctx = &ctx;
     c.op = op_;
     c.info = &info_;
-    c.logger = OrtLogger{info_.node.label(), info_.log_level};
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       if (!ctx.has_input(i)) {
         c.inputs.push_back(nullptr);
@@ -188,7 +188,9 @@ OrtStatus* call_registration(OrtSessionOptions* options, void* function, const s
 
 }  // namespace
 
-Result<std::shared_ptr<const KernelRegistry>> custom_kernels_of(const OrtSessionOptions& options) {
+Result<std::shared_ptr<const KernelRegistry>> custom_kernels_of(const OrtSessionOptions& options,
+                                                                const std::map<std::string, std::string>& config,
+                                                                int log_level) {
   if (options.custom_domains.empty()) return std::shared_ptr<const KernelRegistry>();
   auto registry = std::make_shared<KernelRegistry>();
   for (const auto& domain : options.custom_domains) {
@@ -199,7 +201,7 @@ Result<std::shared_ptr<const KernelRegistry>> custom_kernels_of(const OrtSession
         return invalid_argument("custom op ", domain->domain, ":", name, " has no KernelCompute");
       const char* ep = op->GetExecutionProviderType ? op->GetExecutionProviderType(op) : nullptr;
       if (ep && *ep && std::strcmp(ep, "CPUExecutionProvider") != 0) {
-        log_message(LogLevel::kInfo, options.core.log_level,
+        log_message(LogLevel::kInfo, log_level,
                     std::string("custom op ") + domain->domain + ":" + name + " is for " + ep +
                         "; onyx runs custom ops on the CPU only, so it is not registered");
         continue;
@@ -210,8 +212,6 @@ Result<std::shared_ptr<const KernelRegistry>> custom_kernels_of(const OrtSession
         if (op->GetEndVersion && op->GetEndVersion(op) < INT_MAX) until = op->GetEndVersion(op);
       }
       const std::vector<std::shared_ptr<void>> libraries = options.custom_libraries;
-      const std::map<std::string, std::string> config = options.config;
-      const int log_level = options.core.log_level;
       registry->add(KernelDef{"CPU", domain->domain == "ai.onnx" ? "" : domain->domain, name, since, until,
                               [op, libraries, config, log_level]() -> std::unique_ptr<Kernel> {
                                 return std::make_unique<CustomOpKernel>(op, libraries, config, log_level);

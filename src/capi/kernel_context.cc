@@ -20,8 +20,9 @@ OrtStatus* copy_out(const std::string& s, char* out, size_t* size, const char* c
     return nullptr;
   }
   if (*size < need) {
+    const size_t had = *size;
     *size = need;
-    return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": the buffer holds " + std::to_string(*size) +
+    return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": the buffer holds " + std::to_string(had) +
                                                  " bytes, " + std::to_string(need) + " are needed");
   }
   std::memcpy(out, s.c_str(), need);
@@ -136,14 +137,7 @@ OrtStatus* ORT_API_CALL CopyKernelInfo(const OrtKernelInfo* info, OrtKernelInfo*
   return guarded("CopyKernelInfo", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(info, "CopyKernelInfo");
     ONYX_CAPI_REQUIRE(info_copy, "CopyKernelInfo");
-    auto c = std::make_unique<OrtKernelInfo>();
-    c->node = info->node;
-    c->opset = info->opset;
-    for (const auto& v : info->constant_inputs) c->constant_inputs.push_back(v ? std::make_unique<OrtValue>(*v) : nullptr);
-    c->input_types = info->input_types;
-    c->output_types = info->output_types;
-    c->log_level = info->log_level;
-    *info_copy = c.release();
+    *info_copy = new OrtKernelInfo(*info);
     return nullptr;
   });
 }
@@ -210,9 +204,7 @@ OrtStatus* ORT_API_CALL KernelInfo_GetNodeName(const OrtKernelInfo* info, char* 
 OrtStatus* ORT_API_CALL KernelInfo_GetLogger(const OrtKernelInfo* info, const OrtLogger** logger) {
   ONYX_CAPI_REQUIRE(info, "KernelInfo_GetLogger");
   ONYX_CAPI_REQUIRE(logger, "KernelInfo_GetLogger");
-  thread_local OrtLogger current;  // valid until the next call on this thread
-  current = OrtLogger{info->node.label(), info->log_level};
-  *logger = &current;
+  *logger = &info->logger;
   return nullptr;
 }
 
@@ -222,7 +214,8 @@ OrtStatus* ORT_API_CALL KernelInfoGetConstantInput_tensor(const OrtKernelInfo* i
   ONYX_CAPI_REQUIRE(is_constant, "KernelInfoGetConstantInput_tensor");
   ONYX_CAPI_REQUIRE(out, "KernelInfoGetConstantInput_tensor");
   if (OrtStatus* st = index_check(index, info->node.inputs.size(), "input", "KernelInfoGetConstantInput_tensor")) return st;
-  const OrtValue* v = index < info->constant_inputs.size() ? info->constant_inputs[index].get() : nullptr;
+  const OrtValue* v =
+      index < info->constant_inputs.size() && info->constant_inputs[index] ? &*info->constant_inputs[index] : nullptr;
   *is_constant = v != nullptr;
   *out = v;
   return nullptr;
@@ -353,7 +346,7 @@ OrtStatus* ORT_API_CALL KernelContext_GetGPUComputeStream(const OrtKernelContext
 OrtStatus* ORT_API_CALL KernelContext_GetLogger(const OrtKernelContext* context, const OrtLogger** logger) {
   ONYX_CAPI_REQUIRE(context, "KernelContext_GetLogger");
   ONYX_CAPI_REQUIRE(logger, "KernelContext_GetLogger");
-  *logger = &context->logger;
+  *logger = &context->info->logger;
   return nullptr;
 }
 

@@ -36,7 +36,7 @@ Result<SessionOptions> resolved(const OrtSessionOptions* options) {
   if (!options) return SessionOptions();
   SessionOptions s = options->core;
   apply_session_config(options->config, s);
-  ONYX_ASSIGN_OR_RETURN(s.custom_kernels, custom_kernels_of(*options));
+  ONYX_ASSIGN_OR_RETURN(s.custom_kernels, custom_kernels_of(*options, options->config, s.log_level));
   return s;
 }
 

@@ -181,6 +181,8 @@ const Value* Frame::lookup(const std::string& name) const {
 
 Status GraphPlan::compute_in_float32(const Step& step, const std::vector<const Value*>& inputs,
                                      std::vector<Value*>& outputs, Frame& frame) const {
+  for (size_t o = 0; o < outputs.size(); ++o)
+    if (outputs[o] && step.output_kinds[o] == kUnknownOutput) return not_implemented("output ", o, "'s type is unknown");
   std::vector<Value> widened(inputs.size());
   std::vector<const Value*> in_ptrs(inputs.size(), nullptr);
   bool any_float16 = false;
@@ -195,8 +197,6 @@ Status GraphPlan::compute_in_float32(const Step& step, const std::vector<const V
     any_float16 = true;
   }
   if (!any_float16) return not_implemented("no float16 input to widen");
-  for (size_t o = 0; o < outputs.size(); ++o)
-    if (outputs[o] && step.output_kinds[o] == kUnknownOutput) return not_implemented("output ", o, "'s type is unknown");
   for (Value* out : outputs)
     if (out) *out = Value();
   KernelContext ctx(in_ptrs, outputs, &frame);

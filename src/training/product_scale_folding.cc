@@ -30,14 +30,8 @@ bool flag(const ir::Node& n, const char* name) {
 bool fold_scales_into_products(ir::Model& model) {
   ir::Graph& g = model.graph;
   const ops::GraphTypes types = ops::infer_graph_types(g, model.opsets);
-  std::map<std::string, std::vector<size_t>> readers;
-  for (size_t k = 0; k < g.nodes.size(); ++k) {
-    std::set<std::string> read;
-    names_read(g.nodes[k], read);
-    for (const std::string& in : read) readers[in].push_back(k);
-  }
-  std::set<std::string> outputs;
-  for (const ir::ValueInfo& o : g.outputs) outputs.insert(o.name);
+  const std::map<std::string, std::vector<size_t>> readers = readers_by_node(g);
+  const std::set<std::string> outputs = graph_output_names(g);
   auto rank_at_least = [&](const std::string& v, size_t r, bool float32) {
     auto t = types.all.find(v);
     return t != types.all.end() && t->second.shape.has_rank && t->second.shape.dims.size() >= r &&
@@ -83,10 +77,7 @@ bool fold_scales_into_products(ir::Model& model) {
   }
   if (removed.empty()) return false;
   model.opsets.emplace("com.microsoft", 1);
-  std::vector<ir::Node> kept;
-  for (size_t k = 0; k < g.nodes.size(); ++k)
-    if (!removed.count(k)) kept.push_back(std::move(g.nodes[k]));
-  g.nodes = std::move(kept);
+  erase_nodes(g, removed);
   return true;
 }
 

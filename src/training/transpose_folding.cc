@@ -35,14 +35,8 @@ ir::Attribute int_attr(const std::string& name, int64_t v) {
 bool fold_bias_adds(ir::Model& model) {
   ir::Graph& g = model.graph;
   const ops::GraphTypes types = ops::infer_graph_types(g, model.opsets);
-  std::map<std::string, std::vector<size_t>> readers;
-  for (size_t k = 0; k < g.nodes.size(); ++k) {
-    std::set<std::string> read;
-    names_read(g.nodes[k], read);
-    for (const std::string& v : read) readers[v].push_back(k);
-  }
-  std::set<std::string> outputs;
-  for (const ir::ValueInfo& o : g.outputs) outputs.insert(o.name);
+  const std::map<std::string, std::vector<size_t>> readers = readers_by_node(g);
+  const std::set<std::string> outputs = graph_output_names(g);
   auto type_of = [&](const std::string& v) -> const ir::TypeInfo* {
     auto t = types.all.find(v);
     return t == types.all.end() ? nullptr : &t->second;
@@ -92,10 +86,7 @@ bool fold_bias_adds(ir::Model& model) {
   }
   if (removed.empty()) return false;
   model.opsets.emplace("ai.onyx.training", 1);
-  std::vector<ir::Node> kept;
-  for (size_t k = 0; k < g.nodes.size(); ++k)
-    if (!removed.count(k)) kept.push_back(std::move(g.nodes[k]));
-  g.nodes = std::move(kept);
+  erase_nodes(g, removed);
   return true;
 }
 
@@ -107,14 +98,8 @@ bool fold_bias_adds(ir::Model& model) {
 bool keep_last_dims_in_place(ir::Model& model) {
   ir::Graph& g = model.graph;
   const ops::GraphTypes types = ops::infer_graph_types(g, model.opsets);
-  std::map<std::string, std::vector<ir::Node*>> readers;
-  for (ir::Node& n : g.nodes) {
-    std::set<std::string> read;
-    names_read(n, read);
-    for (const std::string& v : read) readers[v].push_back(&n);
-  }
-  std::set<std::string> outputs;
-  for (const ir::ValueInfo& o : g.outputs) outputs.insert(o.name);
+  const std::map<std::string, std::vector<size_t>> readers = readers_by_node(g);
+  const std::set<std::string> outputs = graph_output_names(g);
   auto product_operand = [&](const ir::Node& p, const std::string& v) {
     const bool matmul = p.op_type == "MatMul" && p.domain.empty();
     const bool fused = p.op_type == "FusedMatMul" && p.domain == "com.microsoft";
@@ -141,10 +126,11 @@ bool keep_last_dims_in_place(ir::Model& model) {
     auto rd = readers.find(n.outputs[0]);
     if (rest_identity || outputs.count(n.outputs[0]) || rd == readers.end()) continue;
     bool all_products = true;
-    for (const ir::Node* p : rd->second) all_products = all_products && product_operand(*p, n.outputs[0]);
+    for (size_t k : rd->second) all_products = all_products && product_operand(g.nodes[k], n.outputs[0]);
     if (!all_products) continue;
     std::swap(perm->ints[r - 2], perm->ints[r - 1]);
-    for (ir::Node* p : rd->second) {
+    for (size_t k : rd->second) {
+      ir::Node* p = &g.nodes[k];
       if (p->op_type == "MatMul") {
         p->op_type = "FusedMatMul";
         p->domain = "com.microsoft";
