@@ -13,6 +13,16 @@ already there is skipped unless --force. Needs torch + torchvision (bench/setup.
                      -> last_hidden_state [batch,sequence,768]
   gpt2_small.onnx    GPT-2-small decoder written like Hugging Face's GPT2LMHeadModel (no KV cache)
                      int64 input_ids [batch,sequence] -> logits [batch,sequence,50257]
+  gpt2_decoder.onnx  the same GPT-2 small (same seed, same weights) with a KV cache, for
+                     token-by-token decoding (bench/decode_compare.py):
+                     int64 input_ids [batch,seq], float32 past_key_{i}, past_value_{i}
+                     [batch,12,past_seq,64] for i = 0..11 -> logits [batch,seq,50257],
+                     present_key_{i}, present_value_{i} [batch,12,past_seq+seq,64]
+
+--check-decoder (with onyx's Python API on PYTHONPATH, e.g. build/python) runs gpt2_decoder
+under onyx on a 16-token prompt (empty past) and then 4 single tokens, and on a 12-token prompt,
+a 4-token chunk (seq > 1 with past > 0) and the same 4 single tokens, and compares its logits with
+gpt2_small's on the 20 tokens; exits 1 beyond 1e-4 (max abs difference).
 """
 import argparse
 import inspect
@@ -257,6 +267,45 @@ class GPT2LMHeadModel(nn.Module):
         return self.lm_head(self.ln_f(hidden_states))
 
 
+class GPT2DecoderWithPast(GPT2LMHeadModel):
+    """GPT2LMHeadModel with HF's `past_key_values` path: the same modules (so the same seed gives
+    the same weights as gpt2_small), a forward that takes and returns the KV cache, flat:
+    forward(input_ids, past_key_0, past_value_0, ..., past_key_11, past_value_11)
+    -> (logits, present_key_0, present_value_0, ...). present = concat(past, new) on axis 2."""
+
+    def forward(self, input_ids, *past):
+        past_length = past[0].size(-2)
+        position_ids = torch.arange(past_length, past_length + input_ids.size(-1), dtype=torch.long,
+                                    device=input_ids.device).unsqueeze(0)
+        hidden_states = self.wte(input_ids) + self.wpe(position_ids)
+        presents = []
+        for i, block in enumerate(self.h):
+            attn_out, key, value = attention_with_past(block.attn, block.ln_1(hidden_states), past[2 * i], past[2 * i + 1])
+            hidden_states = hidden_states + attn_out
+            hidden_states = hidden_states + block.mlp(block.ln_2(hidden_states))
+            presents += [key, value]
+        return (self.lm_head(self.ln_f(hidden_states)), *presents)
+
+
+def attention_with_past(attn, hidden_states, past_key, past_value):
+    """GPT2Attention.forward with layer_past, as transformers writes it: the new keys/values go
+    after the cached ones, and query t (absolute position past+t) sees keys j <= past+t through
+    the rows key_length-query_length .. key_length of the lower-triangular buffer."""
+    query, key, value = attn.c_attn(hidden_states).split(attn.embed_dim, dim=2)
+    query, key, value = attn._split_heads(query), attn._split_heads(key), attn._split_heads(value)
+    key = torch.cat((past_key, key), dim=-2)
+    value = torch.cat((past_value, value), dim=-2)
+    attn_weights = torch.matmul(query, key.transpose(-1, -2))
+    attn_weights = attn_weights / (value.size(-1) ** 0.5)
+    query_length, key_length = query.size(-2), key.size(-2)
+    causal_mask = attn.bias[:, :, key_length - query_length : key_length, :key_length]
+    mask_value = torch.tensor(torch.finfo(attn_weights.dtype).min, dtype=attn_weights.dtype)
+    attn_weights = torch.where(causal_mask, attn_weights, mask_value)
+    attn_weights = nn.functional.softmax(attn_weights, dim=-1)
+    attn_output = attn._merge_heads(torch.matmul(attn_weights, value))
+    return attn.c_proj(attn_output), key, value
+
+
 def init_hf_weights(module, std):
     if isinstance(module, (nn.Linear, nn.Embedding)):
         nn.init.normal_(module.weight, mean=0.0, std=std)
@@ -310,6 +359,66 @@ def make_gpt2():
     return model, (input_ids,), ["input_ids"], ["logits"], {"input_ids": bs, "logits": bs}
 
 
+def make_gpt2_decoder():
+    c = GPT2Config()
+    model = GPT2DecoderWithPast(c)  # built right after the seed, as gpt2_small: the same weights
+    # Traced with past 3, seq 2 (both non-zero and different, so that no size is mistaken for a
+    # constant or for another size); every size is a dynamic axis.
+    batch, seq, past_seq, head_dim = 1, 2, 3, c.n_embd // c.n_head
+    input_ids = torch.randint(0, c.vocab_size, (batch, seq))
+    past, input_names, output_names = [], ["input_ids"], ["logits"]
+    axes = {"input_ids": {0: "batch", 1: "seq"}, "logits": {0: "batch", 1: "seq"}}
+    for i in range(c.n_layer):
+        for kind in ("key", "value"):
+            past.append(torch.randn(batch, c.n_head, past_seq, head_dim))
+            input_names.append(f"past_{kind}_{i}")
+            output_names.append(f"present_{kind}_{i}")
+            axes[input_names[-1]] = {0: "batch", 2: "past_seq"}
+            axes[output_names[-1]] = {0: "batch", 2: "total_seq"}
+    return model, (input_ids, *past), input_names, output_names, axes
+
+
+def check_decoder(outdir, prompt=16, steps=4, tol=1e-4):
+    """gpt2_decoder against gpt2_small on the whole sequence, both under onyx: a PROMPT-token
+    prompt with an empty past, then STEPS single tokens fed back with the presents; and (for the
+    mask with seq > 1 and past > 0) a shorter prompt followed by a 4-token chunk, then the same
+    single tokens. True when every logit is within TOL."""
+    import numpy as np
+    import onyx as ort
+    c = GPT2Config()
+    head_dim = c.n_embd // c.n_head
+    rng = np.random.default_rng(SEED)
+    ids = rng.integers(0, c.vocab_size, size=(1, prompt + steps), dtype=np.int64)
+    full = ort.InferenceSession(os.path.join(outdir, "gpt2_small.onnx"))
+    ref = full.run(["logits"], {"input_ids": ids})[0].astype(np.float64)
+    dec = ort.InferenceSession(os.path.join(outdir, "gpt2_decoder.onnx"))
+    outputs = [o.name for o in dec.get_outputs()]
+    ok = True
+    for chunks in ([prompt] + [1] * steps, [prompt - 4, 4] + [1] * steps):
+        past = {f"past_{k}_{i}": np.zeros((1, c.n_head, 0, head_dim), np.float32)
+                for i in range(c.n_layer) for k in ("key", "value")}
+        got, pos = [], 0
+        for n in chunks:
+            res = dict(zip(outputs, dec.run(outputs, {"input_ids": ids[:, pos:pos + n], **past})))
+            pos += n
+            got.append(res["logits"])
+            for name in past:
+                present = res[name.replace("past_", "present_")]
+                if present.shape != (1, c.n_head, pos, head_dim):
+                    print(f"check-decoder: {name.replace('past_', 'present_')} has shape {present.shape} at length {pos}")
+                    return False
+                past[name] = present
+        got = np.concatenate(got, axis=1)
+        d = np.abs(got.astype(np.float64) - ref)
+        per_pos = d.max(axis=(0, 2))
+        print(f"check-decoder (onyx): gpt2_decoder fed {'+'.join(map(str, chunks))} tokens (empty past first) vs "
+              f"gpt2_small on {prompt + steps}: max abs diff {d.max():.2e} (|logits| up to {np.abs(ref).max():.2f}); "
+              f"last {steps + 1} positions {' '.join(f'{x:.1e}' for x in per_pos[-steps - 1:])}; argmax equal at "
+              f"{int((got.argmax(-1) == ref.argmax(-1)).sum())}/{prompt + steps} positions")
+        ok = ok and float(d.max()) <= tol
+    return ok
+
+
 def models():
     import torchvision
     return {
@@ -317,6 +426,7 @@ def models():
         "mobilenet_v2": make_vision(torchvision.models.mobilenet_v2),
         "bert_base": make_bert,
         "gpt2_small": make_gpt2,
+        "gpt2_decoder": make_gpt2_decoder,
     }
 
 
@@ -349,8 +459,10 @@ def main():
     here = os.path.dirname(os.path.abspath(__file__))
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("outdir", nargs="?", default=os.path.join(here, "models"))
-    ap.add_argument("--models", default="resnet50,mobilenet_v2,bert_base,gpt2_small")
+    ap.add_argument("--models", default="resnet50,mobilenet_v2,bert_base,gpt2_small,gpt2_decoder")
     ap.add_argument("--force", action="store_true", help="rebuild models that already exist")
+    ap.add_argument("--check-decoder", action="store_true",
+                    help="after the exports, check gpt2_decoder against gpt2_small under onyx (both must exist)")
     a = ap.parse_args()
     table = models()
     wanted = [m.strip() for m in a.models.split(",") if m.strip()]
@@ -371,6 +483,8 @@ def main():
         print(f"{m}: exported in {dt:.1f} s, {os.path.getsize(path) / 1e6:.1f} MB: {path}")
         print(f"  {describe(path)}")
         sys.stdout.flush()
+    if a.check_decoder and not check_decoder(a.outdir):
+        sys.exit("check-decoder: gpt2_decoder's logits differ from gpt2_small's beyond 1e-4")
 
 
 if __name__ == "__main__":

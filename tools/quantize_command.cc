@@ -1,5 +1,7 @@
 // onyx quantize MODEL -o OUT --dynamic [--per-tensor] [--exclude OP|NODE]... [--level L]
 //                            [--external-data NAME] [--no-compare]
+// onyx quantize MODEL -o OUT --int4 [--block-size 16|32|64|128|...] [--symmetric]
+//                            [--accuracy-level L] [--exclude OP|NODE]... [--level L] [--no-compare]
 // onyx quantize MODEL -o OUT --static (--calibration DIR | --calibration-random N)
 //                            [--method minmax|entropy|percentile] [--percentile P] [--per-channel]
 //                            [--format qoperator|qdq] [--exclude OP|NODE]... [--threads N]
@@ -9,6 +11,9 @@
 // DynamicQuantizeMatMul with int8 weights (per column of B unless --per-tensor). Prints, per
 // MatMul and Gemm, whether it was quantised (or why not), the weight bytes saved, and then
 // `onyx compare MODEL OUT` on random inputs (--no-compare skips it).
+// 4-bit weights (optimizer/quantize_int4.h): after the same optimisation, float32 MatMul / plain
+// Gemm with 2-D initializer weights become com.microsoft MatMulNBits in ONNX Runtime's layout,
+// block-wise along K (default block 32, asymmetric with zero points).
 // Static int8 quantisation (optimizer/quantize_static.h, tools/static_quantize.h): BatchNorm is
 // folded into Conv, the activations are calibrated over the feed sets of DIR (each subfolder
 // one set, read as --inputs-dir reads a folder) or over N random sets, and the quantisable
@@ -25,6 +30,7 @@
 #include "commands.h"
 #include "model_rewrite.h"
 #include "optimizer/quantize_dynamic.h"
+#include "optimizer/quantize_int4.h"
 #include "static_quantize.h"
 
 namespace onyx::cli {
@@ -33,17 +39,22 @@ namespace {
 constexpr const char* kUsage =
     "usage: onyx quantize MODEL -o OUT --dynamic [--per-tensor] [--exclude OP|NODE]... [--level L]\n"
     "                     [--external-data NAME] [--no-compare]\n"
+    "       onyx quantize MODEL -o OUT --int4 [--block-size B] [--symmetric] [--accuracy-level L]\n"
+    "                     [--exclude OP|NODE]... [--level L] [--external-data NAME] [--no-compare]\n"
     "       onyx quantize MODEL -o OUT --static (--calibration DIR | --calibration-random N)\n"
     "                     [--method minmax|entropy|percentile] [--percentile P] [--per-channel]\n"
     "                     [--format qoperator|qdq] [--exclude OP|NODE]... [--threads N] [--external-data NAME]\n"
     "--dynamic: int8 weights for float MatMul/Gemm (DynamicQuantizeMatMul), then a comparison with MODEL on\n"
-    "random inputs. --static: BatchNorm folded into Conv, activations calibrated over the feed sets of DIR\n"
+    "random inputs. --int4: 4-bit block-wise weights (com.microsoft MatMulNBits, ORT's layout; block 32 and\n"
+    "zero points unless --block-size / --symmetric). --static: BatchNorm folded into Conv, activations calibrated over the feed sets of DIR\n"
     "(one subfolder per set) or N random sets, int8 activations and weights in QOperator or QDQ form.\n";
 
 struct QuantizeArgs {
   RewriteArgs rewrite;
   bool dynamic = false, compare = true, per_channel_given = false;
   optimizer::DynamicQuantizeOptions options;
+  bool int4 = false;
+  optimizer::Int4QuantizeOptions int4_options;
   bool is_static = false;
   StaticQuantizeArgs static_args;
 };
@@ -67,6 +78,19 @@ Result<QuantizeArgs> parse(const std::vector<std::string>& args) {
     if (taken) continue;
     if (a == "--dynamic") {
       r.dynamic = true;
+    } else if (a == "--int4") {
+      r.int4 = true;
+    } else if (a == "--block-size") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      ONYX_ASSIGN_OR_RETURN(int b, positive_int(a, v));
+      if (b < 16 || (b & (b - 1)) != 0) return invalid_argument("--block-size takes a power of 2 of at least 16, got ", b);
+      r.int4_options.block_size = b;
+    } else if (a == "--symmetric") {
+      r.int4_options.symmetric = true;
+    } else if (a == "--accuracy-level") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      if (v.size() != 1 || v[0] < '0' || v[0] > '4') return invalid_argument("--accuracy-level takes 0 to 4, got '", v, "'");
+      r.int4_options.accuracy_level = v[0] - '0';
     } else if (a == "--per-tensor") {
       r.options.per_column = false;
       r.static_args.options.per_channel = false;
@@ -104,8 +128,8 @@ Result<QuantizeArgs> parse(const std::vector<std::string>& args) {
       r.compare = false;
     } else if (a == "--exclude") {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
-      if (v == "MatMul" || v == "Gemm") r.options.exclude_op_types.insert(v);
-      else r.options.exclude_nodes.insert(v);
+      if (v == "MatMul" || v == "Gemm") r.options.exclude_op_types.insert(v), r.int4_options.exclude_op_types.insert(v);
+      else r.options.exclude_nodes.insert(v), r.int4_options.exclude_nodes.insert(v);
       // Static: a name starting with a capital also excludes that op type.
       if (!v.empty() && std::isupper(static_cast<unsigned char>(v[0]))) r.static_args.options.exclude_op_types.insert(v);
       r.static_args.options.exclude_nodes.insert(v);
@@ -116,7 +140,7 @@ Result<QuantizeArgs> parse(const std::vector<std::string>& args) {
     }
   }
   if (r.rewrite.model.empty() || r.rewrite.out.empty()) return invalid_argument("give a model and -o OUT");
-  if (r.dynamic == r.is_static) return invalid_argument("give one of --dynamic and --static");
+  if (int(r.dynamic) + int(r.is_static) + int(r.int4) != 1) return invalid_argument("give one of --dynamic, --int4 and --static");
   if (r.is_static) {
     if (r.static_args.calibration_dir.empty() == (r.static_args.random_sets == 0))
       return invalid_argument("--static needs one of --calibration DIR and --calibration-random N");
@@ -125,7 +149,26 @@ Result<QuantizeArgs> parse(const std::vector<std::string>& args) {
   return r;
 }
 
+Status quantize_4bit(const QuantizeArgs& a) {
+  const RewriteArgs& w = a.rewrite;
+  ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(w.model, w.level));
+  ONYX_ASSIGN_OR_RETURN(optimizer::Int4QuantizeReport report, optimizer::quantize_int4(m.model, a.int4_options));
+  ONYX_RETURN_IF_ERROR(save_rewritten(m.model, w.out, w.external_data));
+  std::printf("%s -> %s (optimised at level %d, then 4-bit weights, blocks of %lld, %s)\n\n", w.model.c_str(),
+              w.out.c_str(), w.level, (long long)a.int4_options.block_size,
+              a.int4_options.symmetric ? "symmetric" : "with zero points");
+  std::printf("%-48s %-8s %s\n", "node", "op", "result");
+  for (const auto& n : report.nodes)
+    std::printf("%-48s %-8s %s\n", n.node.c_str(), n.op_type.c_str(),
+                n.quantized ? "MatMulNBits (4-bit weights)" : ("kept: " + n.reason).c_str());
+  std::printf("\n%d of %zu MatMul/Gemm quantised; their weights %.1f MB -> %.1f MB\n", report.quantized,
+              report.nodes.size(), double(report.weight_bytes_before) / 1e6, double(report.weight_bytes_after) / 1e6);
+  std::printf("ops: %s\n", op_histogram(m.model.graph).c_str());
+  return Status::Ok();
+}
+
 Status quantize(const QuantizeArgs& a) {
+  if (a.int4) return quantize_4bit(a);
   const RewriteArgs& w = a.rewrite;
   ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(w.model, w.level));
   ONYX_ASSIGN_OR_RETURN(optimizer::DynamicQuantizeReport report, optimizer::quantize_dynamic(m.model, a.options));
@@ -157,7 +200,7 @@ int quantize_command(const std::vector<std::string>& args) {
   const RewriteArgs& w = parsed->rewrite;
   std::printf("\naccuracy on random inputs (onyx compare %s %s --runs 1):\n", w.model.c_str(), w.out.c_str());
   std::fflush(stdout);
-  compare_command({w.model, w.out, "--runs", "1"});  // informative: int8 differs beyond 1e-3
+  compare_command({w.model, w.out, "--runs", "1"});  // informative: int8 and 4-bit differ beyond 1e-3
   return 0;
 }
 

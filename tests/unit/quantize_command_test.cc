@@ -89,7 +89,7 @@ TEST(QuantizeCommand, DynamicQuantizesMatMulAndGemmWithInitializerWeights) {
 TEST(QuantizeCommand, UnbuiltModesAreRefusedByName) {
   std::string text;
   EXPECT_EQ(run_cli("quantize m.onnx -o q.onnx", &text), 2) << text;
-  EXPECT_NE(text.find("one of --dynamic and --static"), std::string::npos) << text;
+  EXPECT_NE(text.find("one of --dynamic, --int4 and --static"), std::string::npos) << text;
   text.clear();
   EXPECT_EQ(run_cli("quantize m.onnx -o q.onnx --static", &text), 2) << text;
   EXPECT_NE(text.find("--calibration DIR"), std::string::npos) << text;

@@ -6,20 +6,36 @@
 // the same way per row (N, ceil(k_blocks * bits / 8)) or A's float type (N, k_blocks), absent
 // meaning 2^(bits - 1); g_idx (deprecated: refused); bias (optional, N).
 // Attributes K, N, bits (2, 4 or 8), block_size (a power of 2, >= 16), accuracy_level (a
-// permission to compute in lower precision: ignored, float32 is always allowed),
+// permission to compute in lower precision: 4 lets rows of A be quantised to int8 per block,
+// which onyx takes for decoding (up to 3 rows) where the CPU has AVX-512 VNNI; float32 otherwise),
 // weight_prepacked (nonzero layouts are device-private: refused).
-// Constant weights are dequantised once, in prepare, to float32 and packed for oneDNN (so they
-// take 32 / bits times the packed bytes in memory); otherwise each run dequantises them.
+// The weights stay packed in memory (kernels/nbits_matmul.h): constant codes are copied once, in
+// prepare, with the scales widened to float32 and the zero points one byte a block, and the
+// session may drop the original B. Up to 3 rows of A stream them (nbits_matmul); more rows (a
+// prompt) dequantise a tile of W (512 KB) at a time for oneDNN's product. The sums are float32.
+#include <algorithm>
 #include <cstring>
-#include <memory>
 #include <vector>
 
-#include "kernels/dispatch.h"
+#include "core/parallel.h"
 #include "kernels/kernel.h"
+#include "kernels/nbits_matmul.h"
 #include "kernels/onednn_matmul.h"
 
 namespace onyx {
 namespace {
+
+// B, scales and zero points checked against K, N, bits and block_size, in the form
+// nbits_matmul reads. Codes are borrowed from B unless `copy_codes`.
+struct UnpackedWeights {
+  std::vector<uint8_t> own_codes, zero_codes;
+  std::vector<float> scales, zero_floats;
+  NBitsWeights view;
+};
+
+float as_float(const Tensor& t, int64_t i) {
+  return t.dtype() == DataType::kFloat ? t.data<float>()[i] : float(t.data<Float16>()[i]);
+}
 
 class MatMulNBitsKernel final : public Kernel {
  public:
@@ -28,6 +44,7 @@ class MatMulNBitsKernel final : public Kernel {
     n_ = info.attr_int("N", -1);
     bits_ = info.attr_int("bits", 4);
     block_ = info.attr_int("block_size", -1);
+    accuracy_level_ = info.attr_int("accuracy_level", 0);
     if (k_ <= 0 || n_ <= 0) return invalid_argument("MatMulNBits: attributes K and N must be positive, got ", k_, " and ", n_);
     if (bits_ != 2 && bits_ != 4 && bits_ != 8)
       return not_implemented("MatMulNBits with bits = ", bits_, " (2, 4 and 8 have a published layout)");
@@ -39,17 +56,11 @@ class MatMulNBitsKernel final : public Kernel {
     if (in.size() > 4 && !in[4].empty()) return not_implemented("MatMulNBits with g_idx (deprecated, undocumented)");
     has_zero_points_ = in.size() > 3 && !in[3].empty();
     has_bias_ = in.size() > 5 && !in[5].empty();
-    matmul_ = std::make_unique<onednn::MatMul>(onednn::MatMulEpilogue{.bias = has_bias_});
     const Tensor* b = info.constant_input(1);
     const Tensor* scales = info.constant_input(2);
     const Tensor* zp = has_zero_points_ ? info.constant_input(3) : nullptr;
-    if (b && scales && (!has_zero_points_ || zp) &&
-        (scales->dtype() == DataType::kFloat || scales->dtype() == DataType::kFloat16)) {
-      ONYX_ASSIGN_OR_RETURN(std::vector<float> w, dequantize(*b, *scales, zp));
-      ONYX_ASSIGN_OR_RETURN(onednn::PackedWeights packed,
-                            onednn::MatMul::pack_b(w.data(), {n_, k_}, /*trans_b=*/true, kRowsHint,
-                                                   info.settings().bf16_gemm));
-      matmul_->use_packed_b(std::move(packed));
+    if (b && scales && (!has_zero_points_ || zp)) {
+      ONYX_ASSIGN_OR_RETURN(constant_, unpack(*b, *scales, zp, /*copy_codes=*/true));
       packed_ = true;
     }
     return Status::Ok();
@@ -65,96 +76,116 @@ class MatMulNBitsKernel final : public Kernel {
       return not_implemented("MatMulNBits (com.microsoft, opset 1) takes float32 or float16 A, got ", a.describe());
     if (a.rank() < 1 || a.shape().back() != k_)
       return invalid_argument("MatMulNBits: A ", a.describe(), " must end in K = ", k_);
+    const Tensor& scales = ctx.input(2);
+    if (scales.dtype() != a.dtype()) return invalid_argument("MatMulNBits: scales must have A's type, got ", scales.describe());
     Shape out_shape = a.shape();
     out_shape.back() = n_;
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, a.dtype(), out_shape));
     const int64_t rows = a.numel() / k_;
     if (rows == 0) return Status::Ok();
-    std::vector<float> bias;
+    const Tensor* bias = nullptr;
     if (has_bias_) {
-      const Tensor& bt = ctx.input(5);
-      if (bt.dtype() != a.dtype() || bt.numel() != n_)
-        return invalid_argument("MatMulNBits: bias ", bt.describe(), " must hold N = ", n_, " values of A's type");
-      bias = to_floats(bt);
+      bias = &ctx.input(5);
+      if (bias->dtype() != a.dtype() || bias->numel() != n_)
+        return invalid_argument("MatMulNBits: bias ", bias->describe(), " must hold N = ", n_, " values of A's type");
     }
-    const Tensor& scales = ctx.input(2);
-    if (scales.dtype() != a.dtype()) return invalid_argument("MatMulNBits: scales must have A's type, got ", scales.describe());
-    std::vector<float> w;
+    UnpackedWeights at_run;
     if (!packed_) {
-      ONYX_ASSIGN_OR_RETURN(w, dequantize(ctx.input(1), scales, has_zero_points_ ? &ctx.input(3) : nullptr));
+      ONYX_ASSIGN_OR_RETURN(at_run, unpack(ctx.input(1), scales, has_zero_points_ ? &ctx.input(3) : nullptr, false));
     }
-    onednn::MatMulShape shape{{rows, k_}, {n_, k_}, false, true};
-    if (a.dtype() == DataType::kFloat)
-      return matmul_->run(shape, a.data<float>(), w.data(), bias.empty() ? nullptr : bias.data(), y->data<float>());
-    const std::vector<float> af = to_floats(a);
-    std::vector<float> yf(size_t(rows * n_));
-    ONYX_RETURN_IF_ERROR(matmul_->run(shape, af.data(), w.data(), bias.empty() ? nullptr : bias.data(), yf.data()));
-    Float16* out = y->data<Float16>();
-    for (size_t i = 0; i < yf.size(); ++i) out[i] = Float16(yf[i]);
+    const NBitsWeights& w = packed_ ? constant_.view : at_run.view;
+    std::vector<float> a_float, y_float;
+    const float* a_rows = a.dtype() == DataType::kFloat ? a.data<float>() : nullptr;
+    float* y_rows = a.dtype() == DataType::kFloat ? y->data<float>() : nullptr;
+    if (!a_rows) {
+      a_float.resize(size_t(a.numel()));
+      for (int64_t i = 0; i < a.numel(); ++i) a_float[size_t(i)] = as_float(a, i);
+      y_float.resize(size_t(rows * n_));
+      a_rows = a_float.data();
+      y_rows = y_float.data();
+    }
+    if (rows <= kRowsStreamingW && accuracy_level_ >= 4 && nbits_int8_activations_vectorized(w))
+      nbits_matmul_int8_activations(w, a_rows, rows, y_rows);
+    else if (rows <= kRowsStreamingW)
+      nbits_matmul(w, a_rows, rows, y_rows);
+    else
+      ONYX_RETURN_IF_ERROR(tiled_product(w, a_rows, rows, y_rows));
+    if (bias)
+      for (int64_t r = 0; r < rows; ++r)
+        for (int64_t n = 0; n < n_; ++n) y_rows[r * n_ + n] += as_float(*bias, n);
+    if (!y_float.empty()) {
+      Float16* out = y->data<Float16>();
+      for (size_t i = 0; i < y_float.size(); ++i) out[i] = Float16(y_float[i]);
+    }
     return Status::Ok();
   }
 
  private:
-  static constexpr int64_t kRowsHint = 128;
-
-  static std::vector<float> to_floats(const Tensor& t) {
-    std::vector<float> v(static_cast<size_t>(t.numel()));
-    for (int64_t i = 0; i < t.numel(); ++i)
-      v[size_t(i)] = t.dtype() == DataType::kFloat ? t.data<float>()[i] : float(t.data<Float16>()[i]);
-    return v;
-  }
-
-  // The `bits`-bit code t of a byte row packed LSB first.
-  int32_t code(const uint8_t* row, int64_t t) const {
-    const int64_t bit = t * bits_;
-    return int32_t(row[bit / 8] >> (bit % 8)) & ((1 << bits_) - 1);
-  }
-
-  // W as N x K float32.
-  Result<std::vector<float>> dequantize(const Tensor& b, const Tensor& scales, const Tensor* zp) const {
+  Result<UnpackedWeights> unpack(const Tensor& b, const Tensor& scales, const Tensor* zp, bool copy_codes) const {
     const int64_t blocks = (k_ + block_ - 1) / block_;
     const int64_t blob = block_ * bits_ / 8;
     if (b.dtype() != DataType::kUInt8 || b.numel() != n_ * blocks * blob)
       return invalid_argument("MatMulNBits: B must be uint8 (N, k_blocks, blob) = (", n_, ", ", blocks, ", ", blob, "), got ",
                               b.describe());
+    if (scales.dtype() != DataType::kFloat && scales.dtype() != DataType::kFloat16)
+      return invalid_argument("MatMulNBits: scales must be float32 or float16, got ", scales.describe());
     if (scales.numel() != n_ * blocks)
       return invalid_argument("MatMulNBits: scales must hold N * k_blocks = ", n_ * blocks, " values, got ", scales.describe());
-    const std::vector<float> s = to_floats(scales);
-    const int64_t zp_row = (blocks * bits_ + 7) / 8;
-    std::vector<float> zf;
+    UnpackedWeights u;
+    u.scales.resize(size_t(n_ * blocks));
+    for (int64_t i = 0; i < n_ * blocks; ++i) u.scales[size_t(i)] = as_float(scales, i);
     if (zp) {
+      const int64_t zp_row = (blocks * bits_ + 7) / 8;
       if (zp->dtype() == DataType::kUInt8) {
         if (zp->numel() != n_ * zp_row)
           return invalid_argument("MatMulNBits: packed zero_points must hold N * ceil(k_blocks * bits / 8) = ", n_ * zp_row,
                                   " bytes, got ", zp->describe());
+        u.zero_codes.resize(size_t(n_ * blocks));
+        const uint8_t* packed = zp->data<uint8_t>();
+        for (int64_t n = 0; n < n_; ++n)
+          for (int64_t j = 0; j < blocks; ++j) {
+            const int64_t bit = j * bits_;
+            u.zero_codes[size_t(n * blocks + j)] = uint8_t((packed[n * zp_row + bit / 8] >> (bit % 8)) & ((1 << bits_) - 1));
+          }
       } else if (zp->dtype() == scales.dtype()) {
         if (zp->numel() != n_ * blocks)
           return invalid_argument("MatMulNBits: float zero_points must hold N * k_blocks = ", n_ * blocks, " values, got ",
                                   zp->describe());
-        zf = to_floats(*zp);
+        u.zero_floats.resize(size_t(n_ * blocks));
+        for (int64_t i = 0; i < n_ * blocks; ++i) u.zero_floats[size_t(i)] = as_float(*zp, i);
       } else {
         return invalid_argument("MatMulNBits: zero_points must be uint8 or the scales' type, got ", zp->describe());
       }
     }
-    const float default_zero = float(1 << (bits_ - 1));
-    std::vector<float> w(size_t(n_ * k_));
-    const uint8_t* codes = b.data<uint8_t>();
-    for (int64_t n = 0; n < n_; ++n)
-      for (int64_t j = 0; j < blocks; ++j) {
-        const float scale = s[size_t(n * blocks + j)];
-        float zero = default_zero;
-        if (zp && !zf.empty()) zero = zf[size_t(n * blocks + j)];
-        else if (zp) zero = float(code(zp->data<uint8_t>() + n * zp_row, j));
-        const uint8_t* blob_row = codes + (n * blocks + j) * blob;
-        for (int64_t t = 0; t < block_ && j * block_ + t < k_; ++t)
-          w[size_t(n * k_ + j * block_ + t)] = (float(code(blob_row, t)) - zero) * scale;
-      }
-    return w;
+    if (copy_codes) u.own_codes.assign(b.data<uint8_t>(), b.data<uint8_t>() + b.numel());
+    u.view = NBitsWeights{n_, k_, bits_, block_, copy_codes ? u.own_codes.data() : b.data<uint8_t>(), u.scales.data(),
+                          u.zero_codes.empty() ? nullptr : u.zero_codes.data(),
+                          u.zero_floats.empty() ? nullptr : u.zero_floats.data()};
+    return u;
   }
 
-  int64_t k_ = 0, n_ = 0, bits_ = 4, block_ = 32;
+  // Many rows (a prompt): W dequantised kTileBytes at a time (rows of W, so columns of y) and
+  // multiplied by oneDNN; y's columns of the tile copied into place.
+  Status tiled_product(const NBitsWeights& w, const float* a, int64_t rows, float* y) const {
+    const int64_t width = std::max<int64_t>(16, std::min<int64_t>(256, kTileBytes / (4 * k_)) / 16 * 16);
+    std::vector<float> tile(size_t(width * k_)), product(size_t(rows * width));
+    for (int64_t n0 = 0; n0 < n_; n0 += width) {
+      const int64_t cols = std::min(width, n_ - n0);
+      parallel_for(cols, 8, [&](int64_t b, int64_t e) { nbits_dequantize_rows(w, n0 + b, n0 + e, tile.data() + b * k_, k_); });
+      const onednn::MatMulShape shape{{rows, k_}, {cols, k_}, false, true};
+      ONYX_RETURN_IF_ERROR(tile_matmul_.run(shape, a, tile.data(), nullptr, product.data()));
+      for (int64_t r = 0; r < rows; ++r) std::memcpy(y + r * n_ + n0, product.data() + r * cols, size_t(cols) * sizeof(float));
+    }
+    return Status::Ok();
+  }
+
+  static constexpr int64_t kRowsStreamingW = 3;  // up to this many rows, each row streams the packed W
+  static constexpr int64_t kTileBytes = 1 << 19;
+
+  int64_t k_ = 0, n_ = 0, bits_ = 4, block_ = 32, accuracy_level_ = 0;
   bool has_zero_points_ = false, has_bias_ = false, packed_ = false;
-  std::unique_ptr<onednn::MatMul> matmul_;
+  UnpackedWeights constant_;
+  onednn::MatMul tile_matmul_{onednn::MatMulEpilogue{}};
 };
 
 }  // namespace

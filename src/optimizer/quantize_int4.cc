@@ -1,0 +1,176 @@
+#include "optimizer/quantize_int4.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+#include "optimizer/pass_manager.h"
+
+namespace onyx::optimizer {
+namespace {
+
+struct Int4Weight {
+  Tensor codes, scales, zero_points;  // zero_points empty when symmetric
+};
+
+// B [K, N] (or [N, K] when transposed), column by column (a row of W = B^T), block by block.
+Int4Weight quantize_weight(const Tensor& b, bool transposed, const Int4QuantizeOptions& o) {
+  const int64_t k = transposed ? b.dim(1) : b.dim(0), n = transposed ? b.dim(0) : b.dim(1);
+  const int64_t block = o.block_size, blocks = (k + block - 1) / block, blob = block / 2;
+  const int64_t zp_row = (blocks + 1) / 2;
+  const float* w = b.data<float>();
+  auto at = [&](int64_t row, int64_t col) { return transposed ? w[col * k + row] : w[row * n + col]; };
+  Int4Weight q{Tensor(DataType::kUInt8, {n, blocks, blob}), Tensor(DataType::kFloat, {n * blocks}), Tensor()};
+  if (!o.symmetric) q.zero_points = Tensor(DataType::kUInt8, {n * zp_row});
+  uint8_t* codes = q.codes.data<uint8_t>();
+  float* scales = q.scales.data<float>();
+  uint8_t* zps = o.symmetric ? nullptr : q.zero_points.data<uint8_t>();
+  std::fill(codes, codes + q.codes.numel(), uint8_t(0));
+  if (zps) std::fill(zps, zps + q.zero_points.numel(), uint8_t(0));
+  std::vector<float> values(static_cast<size_t>(block));
+  for (int64_t col = 0; col < n; ++col)
+    for (int64_t j = 0; j < blocks; ++j) {
+      for (int64_t t = 0; t < block; ++t) {
+        const int64_t row = j * block + t;
+        const float v = row < k ? at(row, col) : 0.f;
+        values[size_t(t)] = std::isfinite(v) ? v : 0.f;
+      }
+      float scale = 1.f;
+      int zero = 8;
+      if (o.symmetric) {
+        float extreme = 0.f;
+        for (float v : values)
+          if (std::abs(v) > std::abs(extreme)) extreme = v;
+        if (extreme != 0.f) scale = extreme / -8.f;
+      } else {
+        float lo = 0.f, hi = 0.f;
+        for (float v : values) lo = std::min(lo, v), hi = std::max(hi, v);
+        if (hi > lo) scale = (hi - lo) / 15.f;
+        zero = int(std::clamp(std::nearbyint(-lo / scale), 0.f, 15.f));
+        zps[col * zp_row + j / 2] |= uint8_t(zero << ((j % 2) * 4));
+      }
+      scales[col * blocks + j] = scale;
+      uint8_t* out = codes + (col * blocks + j) * blob;
+      for (int64_t t = 0; t < block; ++t) {
+        const int code = int(std::clamp(std::nearbyint(values[size_t(t)] / scale) + float(zero), 0.f, 15.f));
+        out[t / 2] |= uint8_t(code << ((t % 2) * 4));
+      }
+    }
+  return q;
+}
+
+std::string fresh(const ir::Graph& g, const std::string& base) {
+  std::string name = base;
+  for (int i = 1; g.initializers.count(name); ++i) name = base + "_" + std::to_string(i);
+  return name;
+}
+
+struct QuantizedNames {
+  std::string codes, scales, zero_points;
+  int64_t k = 0, n = 0;
+};
+
+}  // namespace
+
+Result<Int4QuantizeReport> quantize_int4(ir::Model& model, const Int4QuantizeOptions& options) {
+  if (options.block_size < 16 || (options.block_size & (options.block_size - 1)) != 0)
+    return invalid_argument("--block-size must be a power of 2 of at least 16, got ", options.block_size);
+  ir::Graph& g = model.graph;
+  Int4QuantizeReport report;
+  std::set<std::string> graph_inputs;
+  for (const auto& vi : g.inputs) graph_inputs.insert(vi.name);
+  std::map<std::pair<std::string, bool>, QuantizedNames> done;  // (B, transposed) -> its 4-bit form
+  for (ir::Node& node : g.nodes) {
+    if (!node.domain.empty() || (node.op_type != "MatMul" && node.op_type != "Gemm")) continue;
+    Int4QuantizeReport::NodeResult result{node.label(), node.op_type, false, ""};
+    auto skip = [&](std::string why) {
+      result.reason = std::move(why);
+      report.nodes.push_back(result);
+    };
+    if (options.exclude_op_types.count(node.op_type) || options.exclude_nodes.count(node.name)) {
+      skip("excluded");
+      continue;
+    }
+    bool trans_b = false;
+    std::string bias;
+    if (node.op_type == "Gemm") {
+      auto attr = [&](const char* name, float fallback) {
+        const ir::Attribute* a = node.attribute(name);
+        return a ? (a->type == ir::Attribute::Type::kFloat ? a->f : float(a->i)) : fallback;
+      };
+      if (attr("transA", 0) != 0 || attr("alpha", 1) != 1) {
+        skip("Gemm with transA or alpha != 1");
+        continue;
+      }
+      trans_b = attr("transB", 0) != 0;
+      if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
+        auto c = g.initializers.find(node.inputs[2]);
+        if (c == g.initializers.end() || graph_inputs.count(node.inputs[2]) || c->second.rank() != 1 ||
+            c->second.dtype() != DataType::kFloat || attr("beta", 1) != 1) {
+          skip("Gemm's C is not a constant 1-D float bias with beta 1");
+          continue;
+        }
+        bias = node.inputs[2];
+      }
+    }
+    auto b = g.initializers.find(node.inputs.size() > 1 ? node.inputs[1] : std::string());
+    if (b == g.initializers.end() || graph_inputs.count(b->first)) {
+      skip("B is not an initializer");
+      continue;
+    }
+    if (b->second.dtype() != DataType::kFloat || b->second.rank() != 2 || b->second.numel() == 0 || !b->second.raw_data()) {
+      skip("B is not a 2-D float32 initializer");
+      continue;
+    }
+    const int64_t n = trans_b ? b->second.dim(0) : b->second.dim(1);
+    if (!bias.empty() && g.initializers.at(bias).dim(0) != n) {
+      skip("Gemm's bias is not [N]");
+      continue;
+    }
+    const auto key = std::make_pair(b->first, trans_b);
+    if (!done.count(key)) {
+      Int4Weight q = quantize_weight(b->second, trans_b, options);
+      QuantizedNames names{fresh(g, b->first + "_Q4"), fresh(g, b->first + "_scales"), "", 0, n};
+      names.k = trans_b ? b->second.dim(1) : b->second.dim(0);
+      report.weight_bytes_before += b->second.nbytes();
+      report.weight_bytes_after += q.codes.nbytes() + q.scales.nbytes();
+      g.initializers.emplace(names.codes, std::move(q.codes));
+      g.initializers.emplace(names.scales, std::move(q.scales));
+      if (!options.symmetric) {
+        names.zero_points = fresh(g, b->first + "_zero_points");
+        report.weight_bytes_after += q.zero_points.nbytes();
+        g.initializers.emplace(names.zero_points, std::move(q.zero_points));
+      }
+      done.emplace(key, names);
+    }
+    const QuantizedNames& q = done.at(key);
+    node.inputs = {node.inputs[0], q.codes, q.scales};
+    if (!q.zero_points.empty() || !bias.empty()) node.inputs.push_back(q.zero_points);
+    if (!bias.empty()) node.inputs.insert(node.inputs.end(), {"", bias});
+    node.op_type = "MatMulNBits";
+    node.domain = "com.microsoft";
+    node.attributes.clear();
+    auto int_attr = [&](const char* name, int64_t v) {
+      ir::Attribute a;
+      a.name = name;
+      a.type = ir::Attribute::Type::kInt;
+      a.i = v;
+      node.attributes[name] = a;
+    };
+    int_attr("K", q.k);
+    int_attr("N", q.n);
+    int_attr("bits", 4);
+    int_attr("block_size", options.block_size);
+    if (options.accuracy_level >= 0) int_attr("accuracy_level", options.accuracy_level);
+    result.quantized = true;
+    ++report.quantized;
+    report.nodes.push_back(result);
+  }
+  if (report.quantized > 0) {
+    if (!model.opsets.count("com.microsoft")) model.opsets["com.microsoft"] = 1;
+    prune_unused(g);
+  }
+  return report;
+}
+
+}  // namespace onyx::optimizer

@@ -1,0 +1,200 @@
+// nbits_matmul (MatMulNBits's packed products): the vector and portable forms against a float64
+// product with the dequantised weights, over the shapes at the edges: K not a multiple of the
+// block (codes past K set to junk that must be ignored), one row (decoding), two and three rows
+// (each streams W), more rows (a tile of W dequantised at a time) with N not a multiple of the
+// tile; 2, 4 and 8 bits; zero points absent, one byte a block, and float.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <vector>
+
+#include "core/parallel.h"
+#include "kernels/nbits_matmul.h"
+
+namespace onyx {
+namespace {
+
+enum class Zeros { kDefault, kCodes, kFloats };
+
+struct Case {
+  int64_t n, k, bits, block;
+  Zeros zeros;
+};
+
+struct Packed {
+  std::vector<uint8_t> codes, zero_codes;
+  std::vector<float> scales, zero_floats;
+  NBitsWeights w;
+};
+
+Packed make_weights(const Case& c, std::mt19937& rng) {
+  Packed p;
+  NBitsWeights& w = p.w;
+  w.n = c.n, w.k = c.k, w.bits = c.bits, w.block = c.block;
+  p.codes.resize(size_t(w.n * w.blocks() * w.block_bytes()));
+  for (uint8_t& b : p.codes) b = uint8_t(rng());  // includes junk past K in the last block
+  std::uniform_real_distribution<float> scale(0.01f, 0.2f);
+  p.scales.resize(size_t(w.n * w.blocks()));
+  for (float& s : p.scales) s = scale(rng);
+  const int levels = 1 << c.bits;
+  if (c.zeros == Zeros::kCodes) {
+    p.zero_codes.resize(p.scales.size());
+    for (uint8_t& z : p.zero_codes) z = uint8_t(rng() % levels);
+  } else if (c.zeros == Zeros::kFloats) {
+    p.zero_floats.resize(p.scales.size());
+    std::uniform_real_distribution<float> zf(0.f, float(levels - 1));
+    for (float& z : p.zero_floats) z = zf(rng);
+  }
+  w.codes = p.codes.data();
+  w.scales = p.scales.data();
+  w.zero_codes = p.zero_codes.empty() ? nullptr : p.zero_codes.data();
+  w.zero_floats = p.zero_floats.empty() ? nullptr : p.zero_floats.data();
+  return p;
+}
+
+double weight(const NBitsWeights& w, int64_t n, int64_t k) {
+  const int64_t j = k / w.block, t = k % w.block;
+  const uint8_t* blob = w.codes + (n * w.blocks() + j) * w.block_bytes();
+  const int64_t bit = t * w.bits;
+  const int code = (blob[bit / 8] >> (bit % 8)) & ((1 << w.bits) - 1);
+  return (double(code) - double(w.zero(n, j))) * double(w.scales[n * w.blocks() + j]);
+}
+
+using ProductFn = void (*)(const NBitsWeights&, const float*, int64_t, float*);
+
+void check(ProductFn fn, const Case& c, int64_t rows) {
+  std::mt19937 rng(uint32_t(c.n * 131 + c.k * 7 + c.bits + c.block + rows));
+  const Packed p = make_weights(c, rng);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> a(size_t(rows * c.k));
+  for (float& v : a) v = dist(rng);
+  std::vector<float> y(size_t(rows * c.n), 1e30f);
+  fn(p.w, a.data(), rows, y.data());
+  for (int64_t r = 0; r < rows; ++r)
+    for (int64_t n = 0; n < c.n; ++n) {
+      double want = 0, magnitude = 0;
+      for (int64_t k = 0; k < c.k; ++k) {
+        const double term = double(a[size_t(r * c.k + k)]) * weight(p.w, n, k);
+        want += term;
+        magnitude += std::abs(term);
+      }
+      ASSERT_NEAR(y[size_t(r * c.n + n)], want, 1e-5 * (1 + magnitude))
+          << "n=" << c.n << " k=" << c.k << " bits=" << c.bits << " block=" << c.block << " zeros=" << int(c.zeros)
+          << " rows=" << rows << " at (" << r << ", " << n << ")";
+    }
+}
+
+const Case kCases[] = {
+    {1, 32, 4, 32, Zeros::kDefault},  {70, 96, 4, 32, Zeros::kCodes},   {130, 100, 4, 32, Zeros::kCodes},
+    {65, 200, 4, 64, Zeros::kFloats}, {33, 256, 4, 128, Zeros::kDefault}, {17, 50, 4, 16, Zeros::kCodes},
+    {40, 77, 2, 32, Zeros::kCodes},   {40, 77, 8, 16, Zeros::kDefault},  {64, 300, 8, 128, Zeros::kFloats},
+    // 16 blocks or more (the zero-point terms go 16 blocks a vector), odd and even counts
+    {37, 640, 4, 32, Zeros::kCodes},  {6, 544, 4, 32, Zeros::kDefault},  {5, 1100, 4, 64, Zeros::kFloats},
+};
+
+TEST(NBitsMatMul, VectorFormMatchesDequantisedProduct) {
+  for (const Case& c : kCases)
+    for (int64_t rows : {1, 2, 3, 4, 9, 40}) check(nbits_matmul, c, rows);
+}
+
+TEST(NBitsMatMul, PortableFormMatchesDequantisedProduct) {
+  for (const Case& c : kCases)
+    for (int64_t rows : {1, 3, 4, 9}) check(nbits_matmul_portable, c, rows);
+}
+
+// The int8-activation product (accuracy_level 4) computed here from its contract: a quantised per
+// block (max |a| / 127, half to even), exact integer sums, then the scales.
+std::vector<double> int8_reference(const NBitsWeights& w, const std::vector<float>& a, int64_t rows) {
+  std::vector<double> y(size_t(rows * w.n));
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = a.data() + r * w.k;
+    for (int64_t n = 0; n < w.n; ++n) {
+      double total = 0;
+      for (int64_t j = 0; j < w.blocks(); ++j) {
+        const int64_t k0 = j * w.block, k1 = std::min(w.k, k0 + w.block);
+        float amax = 0.f;
+        for (int64_t t = k0; t < k1; ++t) amax = std::max(amax, std::abs(row[t]));
+        const float a_scale = amax / 127.f;
+        int64_t dot = 0, sum = 0;
+        for (int64_t t = k0; t < k1; ++t) {
+          const int64_t q = a_scale > 0 ? int64_t(std::nearbyint(row[t] * (1.f / a_scale))) : 0;
+          const int64_t bit = (t - k0) * w.bits;
+          const uint8_t* blob = w.codes + (n * w.blocks() + j) * w.block_bytes();
+          dot += q * ((blob[bit / 8] >> (bit % 8)) & ((1 << w.bits) - 1));
+          sum += q;
+        }
+        const double s = w.scales[n * w.blocks() + j];
+        total += s * a_scale * (double(dot) - double(w.zero(n, j)) * double(sum));
+      }
+      y[size_t(r * w.n + n)] = total;
+    }
+  }
+  return y;
+}
+
+void check_int8(ProductFn fn, const Case& c, int64_t rows) {
+  std::mt19937 rng(uint32_t(c.n * 17 + c.k + rows));
+  const Packed p = make_weights(c, rng);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  std::vector<float> a(size_t(rows * c.k));
+  for (float& v : a) v = dist(rng);
+  a[0] = 0.5f * (a[1] + a[2]);  // any value; ties are covered by the reference using the same rule
+  std::vector<float> y(size_t(rows * c.n), 1e30f), exact(size_t(rows * c.n));
+  fn(p.w, a.data(), rows, y.data());
+  nbits_matmul(p.w, a.data(), rows, exact.data());
+  const std::vector<double> want = int8_reference(p.w, a, rows);
+  for (size_t i = 0; i < y.size(); ++i) {
+    ASSERT_NEAR(y[i], want[i], 1e-5 * (1 + std::abs(want[i]))) << "n=" << c.n << " k=" << c.k << " at " << i;
+    // and within a's rounding of the float32 product: each a moves by at most half a step
+    // (max |a| / 254 <= 1 / 254), times |W|
+    const int64_t n = int64_t(i) % c.n;
+    double weight_magnitude = 0;
+    for (int64_t k = 0; k < c.k; ++k) weight_magnitude += std::abs(weight(p.w, n, k));
+    ASSERT_NEAR(y[i], exact[i], weight_magnitude / 254 + 1e-4) << i;
+  }
+}
+
+TEST(NBitsMatMul, Int8ActivationsFollowTheirContract) {
+  for (const Case& c : kCases)
+    for (int64_t rows : {1, 2}) {
+      check_int8(nbits_matmul_int8_activations, c, rows);
+      check_int8(nbits_matmul_int8_activations_portable, c, rows);
+    }
+}
+
+TEST(NBitsMatMul, SameResultOnOneAndTwoThreads) {
+  const Case c{300, 256, 4, 32, Zeros::kCodes};
+  std::mt19937 rng(5);
+  const Packed p = make_weights(c, rng);
+  std::vector<float> a(size_t(c.k));
+  for (float& v : a) v = float(int(rng() % 200) - 100) / 64.f;
+  std::vector<float> one(size_t(c.n)), two(size_t(c.n));
+  set_intra_op_threads(1);
+  nbits_matmul(p.w, a.data(), 1, one.data());
+  set_intra_op_threads(2);
+  nbits_matmul(p.w, a.data(), 1, two.data());
+  set_intra_op_threads(0);
+  EXPECT_EQ(one, two);  // each output is one thread's sum in a fixed order
+}
+
+TEST(NBitsMatMul, DequantizeRowsIsTheWeight) {
+  for (const Case& c : {Case{20, 70, 4, 32, Zeros::kCodes}, Case{9, 200, 4, 64, Zeros::kFloats}, Case{9, 50, 2, 16, Zeros::kDefault}}) {
+    std::mt19937 rng(9);
+    const Packed p = make_weights(c, rng);
+    const int64_t ld = c.k + 3;
+    std::vector<float> out(size_t(c.n * ld), -7.f);
+    nbits_dequantize_rows(p.w, 2, 8, out.data(), ld);
+    for (int64_t r = 0; r < c.n; ++r)
+      for (int64_t t = 0; t < ld; ++t) {
+        const float got = out[size_t(r * ld + t)];
+        if (r < 6 && t < c.k)
+          ASSERT_NEAR(got, weight(p.w, 2 + r, t), 1e-6) << r << "," << t;
+        else
+          ASSERT_EQ(got, -7.f) << "written outside the rows asked for: " << r << "," << t;
+      }
+  }
+}
+
+}  // namespace
+}  // namespace onyx
