@@ -13,6 +13,7 @@ namespace onyx {
 namespace {
 
 constexpr int64_t kRowsHint = 128;  // rows of A the packed layout is chosen for
+constexpr int64_t kRowsByPanels = 3;  // up to this many rows (decoding) go through the VNNI panels
 
 constexpr int64_t kChunk = 64;  // columns per step of scale_rows, through local buffers
 
@@ -127,7 +128,26 @@ std::unique_ptr<QuantizedWeights> QuantizedWeights::make(const Tensor* b, bool h
       w->column_sums_[size_t(j)] += uint32_t(v);  // modulo 2^32, like the sums
     }
   if (!w->matmul_.pack(shifted.data(), k, n, kRowsHint).ok()) return nullptr;
+  if (Int8Panels::available()) {
+    w->panels_.pack(shifted.data(), k, n);
+    w->has_panels_ = true;
+  }
   return w;
+}
+
+Status QuantizedWeights::integer_product(const void* a, bool a_unsigned, int64_t rows, int32_t* a_zero_point,
+                                         int32_t* acc) const {
+  if (!has_panels_ || rows > kRowsByPanels) return matmul_.run(a, a_unsigned, rows, acc);
+  if (a_unsigned) {
+    panels_.multiply(static_cast<const uint8_t*>(a), rows, acc);
+    return Status::Ok();
+  }
+  std::vector<uint8_t> moved(size_t(rows * k()));
+  const int8_t* signed_a = static_cast<const int8_t*>(a);
+  for (size_t i = 0; i < moved.size(); ++i) moved[i] = uint8_t(int32_t(signed_a[i]) + 128);
+  *a_zero_point += 128;
+  panels_.multiply(moved.data(), rows, acc);
+  return Status::Ok();
 }
 
 Status QuantizedWeights::multiply(const void* a, bool a_unsigned, int64_t rows, int32_t a_zero_point,
@@ -136,13 +156,13 @@ Status QuantizedWeights::multiply(const void* a, bool a_unsigned, int64_t rows, 
   if (rows == 0) return Status::Ok();
   if (y.dtype() == DataType::kFloat) {
     void* acc = y.data<float>();
-    ONYX_RETURN_IF_ERROR(matmul_.run(a, a_unsigned, rows, static_cast<int32_t*>(acc)));
+    ONYX_RETURN_IF_ERROR(integer_product(a, a_unsigned, rows, &a_zero_point, static_cast<int32_t*>(acc)));
     scale_rows<float>(acc, rows, n, a_zero_point, column_sums_, scale, bias, acc);
     return Status::Ok();
   }
   if (y.dtype() != DataType::kFloat16) return not_implemented("quantized matmul output ", y.describe());
   std::vector<int32_t> acc(size_t(rows * n));
-  ONYX_RETURN_IF_ERROR(matmul_.run(a, a_unsigned, rows, acc.data()));
+  ONYX_RETURN_IF_ERROR(integer_product(a, a_unsigned, rows, &a_zero_point, acc.data()));
   scale_rows<Float16>(acc.data(), rows, n, a_zero_point, column_sums_, scale, bias, y.data<Float16>());
   return Status::Ok();
 }

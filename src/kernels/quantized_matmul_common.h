@@ -13,18 +13,25 @@
 
 #include "core/status.h"
 #include "core/tensor.h"
+#include "kernels/int8_panels.h"
 #include "kernels/onednn_int8_matmul.h"
 
 namespace onyx {
 
 // A constant 2-D B (int8 or uint8) with its constant zero point, held as B - zero_point in
 // int8 when every value fits (always so for int8 B with zero point 0, and for uint8 B with
-// zero point 128), packed for oneDNN's VNNI products, with the column sums of B - zero_point.
+// zero point 128), with the column sums of B - zero_point, packed once: in onyx's VNNI panels
+// (int8_panels.h) where the CPU has AVX-512 VNNI (measured faster than oneDNN for the few rows
+// of decoding and as fast for prompts, bench/RESULTS.md), else for oneDNN's int8 products.
 class QuantizedWeights {
  public:
   // Null (and no error) when B or its zero point is not constant, B is not 2-D int8/uint8,
   // the zero point is not a scalar or [N] of B's type, or B - zero_point does not fit int8.
   static std::unique_ptr<QuantizedWeights> make(const Tensor* b, bool has_zero_point, const Tensor* zero_point);
+  // How the products run, for Session's report.
+  const char* implementation() const {
+    return has_panels_ ? "oneDNN int8 matmul (B packed), VNNI panels up to 3 rows" : "oneDNN int8 matmul (B packed)";
+  }
   int64_t k() const { return matmul_.k(); }
   int64_t n() const { return matmul_.n(); }
   // y[r, n] = (sum_k (a[r, k] - a_zero_point) * (B[k, n] - b_zero_point[n])) * scale[n] + bias[n]
@@ -35,6 +42,12 @@ class QuantizedWeights {
                   const float* bias, Tensor& y) const;
 
  private:
+  // acc = a * (B - zero_point); signed a goes to the panels as a + 128, its zero point moved
+  // by the same 128 (returned in *a_zero_point).
+  Status integer_product(const void* a, bool a_unsigned, int64_t rows, int32_t* a_zero_point, int32_t* acc) const;
+
+  bool has_panels_ = false;
+  Int8Panels panels_;
   onednn::Int8MatMul matmul_;
   std::vector<uint32_t> column_sums_;  // modulo 2^32, as the int32 sums wrap
 };

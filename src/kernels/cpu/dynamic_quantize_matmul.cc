@@ -28,7 +28,7 @@ class DynamicQuantizeMatMulKernel final : public Kernel {
   std::vector<int> released_constant_inputs() const override { return weights_ ? std::vector<int>{1} : std::vector<int>{}; }
 
   std::string implementation() const override {
-    return weights_ ? "oneDNN int8 matmul (B packed)" : "reference (integer GEMM)";
+    return weights_ ? weights_->implementation() : "reference (integer GEMM)";
   }
 
   Status compute(KernelContext& ctx) const override {

@@ -48,7 +48,7 @@ class QGemmKernel final : public Kernel {
   }
 
   std::string implementation() const override {
-    return weights_ ? "oneDNN int8 matmul (B packed)" : "reference (integer GEMM)";
+    return weights_ ? weights_->implementation() : "reference (integer GEMM)";
   }
 
   Status compute(KernelContext& ctx) const override {
