@@ -118,28 +118,7 @@ __attribute__((target("avx512f,avx512bw"))) inline void rows_int4_avx512(const N
     for (int r = 0; r < R; ++r) acc[r] = _mm512_fmadd_ps(block_acc[r], _mm512_set1_ps(scales[r][j]), acc[r]);
   }
 #pragma GCC unroll 4
-  for (int r = 0; r < R; ++r) {
-    const int64_t n = n0 + r;
-    __m512 correction = _mm512_setzero_ps();
-    int64_t j = 0;
-    if (w.zero_codes || w.zero_floats) {
-      for (; j + 16 <= blocks; j += 16) {
-        const __m512 zero = w.zero_floats ? _mm512_loadu_ps(w.zero_floats + n * blocks + j)
-                                          : _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_loadu_si128(
-                                                reinterpret_cast<const __m128i*>(w.zero_codes + n * blocks + j))));
-        correction = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_loadu_ps(scales[r] + j), zero),
-                                     _mm512_loadu_ps(block_sums + j), correction);
-      }
-    } else {
-      const __m512 zero = _mm512_set1_ps(8.f);
-      for (; j + 16 <= blocks; j += 16)
-        correction = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_loadu_ps(scales[r] + j), zero),
-                                     _mm512_loadu_ps(block_sums + j), correction);
-    }
-    float tail = 0.f;
-    for (; j < blocks; ++j) tail += scales[r][j] * w.zero(n, j) * block_sums[j];
-    y[n] = _mm512_reduce_add_ps(acc[r]) - _mm512_reduce_add_ps(correction) - tail;
-  }
+  for (int r = 0; r < R; ++r) y[n0 + r] = _mm512_reduce_add_ps(acc[r]) - nbits_zero_point_term(w, n0 + r, block_sums);
 }
 
 __attribute__((target("avx512f,avx512bw"))) void row_int4_avx512(const NBitsWeights& w, const float* arranged,
@@ -276,6 +255,27 @@ void nbits_dequantize_rows(const NBitsWeights& w, int64_t n_begin, int64_t n_end
 #endif
   dequantize_rows_portable(w, n_begin, n_end, out, ld);
 }
+
+#ifdef ONYX_NBITS_AVX512
+__attribute__((target("avx512f,avx512bw"))) float nbits_zero_point_term(const NBitsWeights& w, int64_t n,
+                                                                       const float* block_sums) {
+  const int64_t blocks = w.blocks();
+  const float* scales = w.scales + n * blocks;
+  __m512 sum = _mm512_setzero_ps();
+  int64_t j = 0;
+  for (; j + 16 <= blocks; j += 16) {
+    const __m512 zero =
+        w.zero_floats ? _mm512_loadu_ps(w.zero_floats + n * blocks + j)
+        : w.zero_codes ? _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
+                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.zero_codes + n * blocks + j))))
+                       : _mm512_set1_ps(float(int64_t(1) << (w.bits - 1)));
+    sum = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_loadu_ps(scales + j), zero), _mm512_loadu_ps(block_sums + j), sum);
+  }
+  float tail = 0.f;
+  for (; j < blocks; ++j) tail += scales[j] * w.zero(n, j) * block_sums[j];
+  return _mm512_reduce_add_ps(sum) + tail;
+}
+#endif
 
 void nbits_matmul(const NBitsWeights& w, const float* a, int64_t rows, float* y) {
   matmul_impl(w, a, rows, y, /*allow_vector=*/true);

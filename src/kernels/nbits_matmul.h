@@ -50,4 +50,8 @@ void nbits_matmul_int8_activations_portable(const NBitsWeights& w, const float* 
 // Whether the int8 form has a vector kernel here (4-bit, block % 32 == 0, AVX-512 VNNI).
 bool nbits_int8_activations_vectorized(const NBitsWeights& w);
 
+// For the vector kernels of both files (AVX-512 CPUs only): the zero-point term of row n,
+// sum_j scale_nj * zero_nj * block_sums[j], 16 blocks a vector.
+float nbits_zero_point_term(const NBitsWeights& w, int64_t n, const float* block_sums);
+
 }  // namespace onyx

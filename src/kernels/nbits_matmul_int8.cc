@@ -88,25 +88,6 @@ bool vnni_available() {
 
 #define ONYX_VNNI_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma")))
 
-// The zero-point term of row n: sum_j scale_j * zero_j * a_scale_j * sum q, 16 blocks a vector.
-ONYX_VNNI_TARGET inline float zero_point_term(const NBitsWeights& w, const QuantizedRow& a, int64_t n) {
-  const int64_t blocks = w.blocks();
-  const float* scales = w.scales + n * blocks;
-  __m512 sum = _mm512_setzero_ps();
-  int64_t j = 0;
-  for (; j + 16 <= blocks; j += 16) {
-    const __m512 zero =
-        w.zero_floats ? _mm512_loadu_ps(w.zero_floats + n * blocks + j)
-        : w.zero_codes ? _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(
-                             _mm_loadu_si128(reinterpret_cast<const __m128i*>(w.zero_codes + n * blocks + j))))
-                       : _mm512_set1_ps(float(int64_t(1) << (w.bits - 1)));
-    sum = _mm512_fmadd_ps(_mm512_mul_ps(_mm512_loadu_ps(scales + j), zero), _mm512_loadu_ps(a.scaled_sums.data() + j), sum);
-  }
-  float tail = 0.f;
-  for (; j < blocks; ++j) tail += scales[j] * w.zero(n, j) * a.scaled_sums[size_t(j)];
-  return _mm512_reduce_add_ps(sum) + tail;
-}
-
 // How far ahead of each row's codes the kernels ask for memory (the hardware prefetchers alone
 // leave a core at half the bandwidth a plain stream reaches).
 constexpr int64_t kPrefetchBytes = 1024;
@@ -188,7 +169,7 @@ ONYX_VNNI_TARGET inline void rows_vnni(const NBitsWeights& w, const QuantizedRow
     }
   }
 #pragma GCC unroll 4
-  for (int r = 0; r < R; ++r) y[n0 + r] = _mm512_reduce_add_ps(acc[r]) - zero_point_term(w, a, n0 + r);
+  for (int r = 0; r < R; ++r) y[n0 + r] = _mm512_reduce_add_ps(acc[r]) - nbits_zero_point_term(w, n0 + r, a.scaled_sums.data());
 }
 
 ONYX_VNNI_TARGET void rows_vnni_range(const NBitsWeights& w, const QuantizedRow& a, const float* pair_scales,

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "optimizer/pass_manager.h"
+#include "optimizer/weight_product.h"
 
 namespace onyx::optimizer {
 namespace {
@@ -37,11 +38,6 @@ std::pair<Tensor, Tensor> quantize_weight(const Tensor& b, bool transposed, bool
   return {std::move(q), std::move(scale)};
 }
 
-std::string fresh(const ir::Graph& g, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; g.initializers.count(name); ++i) name = base + "_" + std::to_string(i);
-  return name;
-}
 
 }  // namespace
 
@@ -62,51 +58,22 @@ Result<DynamicQuantizeReport> quantize_dynamic(ir::Model& model, const DynamicQu
       skip("excluded");
       continue;
     }
-    const bool gemm = node.op_type == "Gemm";
-    bool trans_b = false;
-    std::string bias;
-    if (gemm) {
-      auto attr = [&](const char* name, float fallback) {
-        const ir::Attribute* a = node.attribute(name);
-        return a ? (a->type == ir::Attribute::Type::kFloat ? a->f : float(a->i)) : fallback;
-      };
-      if (attr("transA", 0) != 0 || attr("alpha", 1) != 1) {
-        skip("Gemm with transA or alpha != 1");
-        continue;
-      }
-      trans_b = attr("transB", 0) != 0;
-      if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
-        auto c = g.initializers.find(node.inputs[2]);
-        if (c == g.initializers.end() || graph_inputs.count(node.inputs[2]) || c->second.rank() != 1 ||
-            c->second.dtype() != DataType::kFloat || attr("beta", 1) != 1) {
-          skip("Gemm's C is not a constant 1-D float bias with beta 1");
-          continue;
-        }
-        bias = node.inputs[2];
-      }
-    }
-    auto b = g.initializers.find(node.inputs.size() > 1 ? node.inputs[1] : std::string());
-    if (b == g.initializers.end() || graph_inputs.count(b->first)) {
-      skip("B is not an initializer");
+    const WeightProduct product = weight_product(g, node, graph_inputs);
+    if (!product.reason.empty()) {
+      skip(product.reason);
       continue;
     }
-    if (b->second.dtype() != DataType::kFloat || b->second.rank() != 2 || b->second.numel() == 0 || !b->second.raw_data()) {
-      skip("B is not a 2-D float32 initializer");
-      continue;
-    }
-    const int64_t n = trans_b ? b->second.dim(0) : b->second.dim(1);
-    if (!bias.empty() && g.initializers.at(bias).dim(0) != n) {
-      skip("Gemm's bias is not [N]");
-      continue;
-    }
-    const auto key = std::make_pair(b->first, trans_b);
+    const Tensor& weights = g.initializers.at(product.weights);
+    const bool trans_b = product.trans_b;
+    const std::string& bias = product.bias;
+    const auto key = std::make_pair(product.weights, trans_b);
     if (!done.count(key)) {
-      auto [q, scale] = quantize_weight(b->second, trans_b, options.per_column);
-      QuantizedWeight qw{fresh(g, b->first + "_quantized"), ""};
+      auto [q, scale] = quantize_weight(weights, trans_b, options.per_column);
+      QuantizedWeight qw{fresh_initializer_name(g, product.weights + "_quantized"), ""};
       g.initializers.emplace(qw.values, std::move(q));
-      qw.scale = fresh(g, b->first + "_scale");
+      qw.scale = fresh_initializer_name(g, product.weights + "_scale");
       g.initializers.emplace(qw.scale, std::move(scale));
-      report.weight_bytes_before += b->second.nbytes();
+      report.weight_bytes_before += weights.nbytes();
       report.weight_bytes_after += g.initializers.at(qw.values).nbytes() + g.initializers.at(qw.scale).nbytes();
       done.emplace(key, qw);
     }

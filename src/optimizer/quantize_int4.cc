@@ -5,6 +5,7 @@
 #include <map>
 
 #include "optimizer/pass_manager.h"
+#include "optimizer/weight_product.h"
 
 namespace onyx::optimizer {
 namespace {
@@ -59,11 +60,6 @@ Int4Weight quantize_weight(const Tensor& b, bool transposed, const Int4QuantizeO
   return q;
 }
 
-std::string fresh(const ir::Graph& g, const std::string& base) {
-  std::string name = base;
-  for (int i = 1; g.initializers.count(name); ++i) name = base + "_" + std::to_string(i);
-  return name;
-}
 
 struct QuantizedNames {
   std::string codes, scales, zero_points;
@@ -91,53 +87,25 @@ Result<Int4QuantizeReport> quantize_int4(ir::Model& model, const Int4QuantizeOpt
       skip("excluded");
       continue;
     }
-    bool trans_b = false;
-    std::string bias;
-    if (node.op_type == "Gemm") {
-      auto attr = [&](const char* name, float fallback) {
-        const ir::Attribute* a = node.attribute(name);
-        return a ? (a->type == ir::Attribute::Type::kFloat ? a->f : float(a->i)) : fallback;
-      };
-      if (attr("transA", 0) != 0 || attr("alpha", 1) != 1) {
-        skip("Gemm with transA or alpha != 1");
-        continue;
-      }
-      trans_b = attr("transB", 0) != 0;
-      if (node.inputs.size() > 2 && !node.inputs[2].empty()) {
-        auto c = g.initializers.find(node.inputs[2]);
-        if (c == g.initializers.end() || graph_inputs.count(node.inputs[2]) || c->second.rank() != 1 ||
-            c->second.dtype() != DataType::kFloat || attr("beta", 1) != 1) {
-          skip("Gemm's C is not a constant 1-D float bias with beta 1");
-          continue;
-        }
-        bias = node.inputs[2];
-      }
-    }
-    auto b = g.initializers.find(node.inputs.size() > 1 ? node.inputs[1] : std::string());
-    if (b == g.initializers.end() || graph_inputs.count(b->first)) {
-      skip("B is not an initializer");
+    const WeightProduct product = weight_product(g, node, graph_inputs);
+    if (!product.reason.empty()) {
+      skip(product.reason);
       continue;
     }
-    if (b->second.dtype() != DataType::kFloat || b->second.rank() != 2 || b->second.numel() == 0 || !b->second.raw_data()) {
-      skip("B is not a 2-D float32 initializer");
-      continue;
-    }
-    const int64_t n = trans_b ? b->second.dim(0) : b->second.dim(1);
-    if (!bias.empty() && g.initializers.at(bias).dim(0) != n) {
-      skip("Gemm's bias is not [N]");
-      continue;
-    }
-    const auto key = std::make_pair(b->first, trans_b);
+    const Tensor& weights = g.initializers.at(product.weights);
+    const bool trans_b = product.trans_b;
+    const std::string& bias = product.bias;
+    const auto key = std::make_pair(product.weights, trans_b);
     if (!done.count(key)) {
-      Int4Weight q = quantize_weight(b->second, trans_b, options);
-      QuantizedNames names{fresh(g, b->first + "_Q4"), fresh(g, b->first + "_scales"), "", 0, n};
-      names.k = trans_b ? b->second.dim(1) : b->second.dim(0);
-      report.weight_bytes_before += b->second.nbytes();
+      Int4Weight q = quantize_weight(weights, trans_b, options);
+      QuantizedNames names{fresh_initializer_name(g, product.weights + "_Q4"),
+                           fresh_initializer_name(g, product.weights + "_scales"), "", product.k, product.n};
+      report.weight_bytes_before += weights.nbytes();
       report.weight_bytes_after += q.codes.nbytes() + q.scales.nbytes();
       g.initializers.emplace(names.codes, std::move(q.codes));
       g.initializers.emplace(names.scales, std::move(q.scales));
       if (!options.symmetric) {
-        names.zero_points = fresh(g, b->first + "_zero_points");
+        names.zero_points = fresh_initializer_name(g, product.weights + "_zero_points");
         report.weight_bytes_after += q.zero_points.nbytes();
         g.initializers.emplace(names.zero_points, std::move(q.zero_points));
       }
