@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "kernels/onednn.h"
+#include "kernels/small_products.h"
 
 namespace onyx::onednn {
 namespace {
@@ -148,6 +149,10 @@ Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, con
   ONYX_RETURN_IF_ERROR(check_matmul_shape(shape));
   if (epilogue_.bias && (!bias || epilogue_.alpha != 1.0f))
     return error(StatusCode::kInternal, "matmul bias needs a bias pointer and alpha 1");
+  // Tiny products with a B of their own (attention over a growing cache): no primitive.
+  if (!packed_b_ && !epilogue_.bias && !epilogue_.accumulate && epilogue_.activation == dnnl::algorithm::undef &&
+      small_batched_matmul(shape, epilogue_.alpha, a, b, y))
+    return Status::Ok();
   ONYX_ASSIGN_OR_RETURN(auto entry, entry_for(shape));
   return guarded("matmul", [&] {
     std::unordered_map<int, dnnl::memory> args;
