@@ -87,8 +87,16 @@ void print_random_shapes(const std::vector<RandomShape>& shapes, const std::stri
 Result<std::vector<std::pair<std::string, Value>>> feeds_as_declared(
     const Session& session, const std::vector<std::pair<std::string, Value>>& feeds);
 
+// ONNX 1.12's test data stores bfloat16 tensors as uint16 holding the same bits (numpy has no
+// bfloat16), and so does write_outputs' .npy: a uint16 tensor where `declared` says bfloat16
+// becomes that bfloat16 tensor (same memory); anything else passes unchanged. gather_feeds
+// applies it to every file it reads.
+Value bfloat16_bits_as_declared(Value v, const ir::TypeInfo& declared);
+
 // Writes outputs[k] as DIR/output_K.pb and, for non-string tensors, DIR/output_K.npy, plus
-// DIR/<name>.npy when the output's name is a plain file name not of the form output_*.
+// DIR/<name>.npy when the output's name is a plain file name not of the form output_*. A
+// bfloat16 tensor's .npy holds its bits as uint16; a type .npy cannot hold gets only the .pb;
+// either way a note on stderr says so.
 Status write_outputs(const Session& session, const std::vector<Value>& outputs, const std::string& dir);
 
 }  // namespace onyx::cli

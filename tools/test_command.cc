@@ -12,6 +12,7 @@
 #include "cli_args.h"
 #include "commands.h"
 #include "compare.h"
+#include "feeds.h"
 #include "onnx/loader.h"
 #include "session/session.h"
 
@@ -19,16 +20,6 @@ namespace onyx::cli {
 namespace fs = std::filesystem;
 namespace {
 
-// ONNX 1.12's test data stores bfloat16 tensors as uint16 holding the same bits (numpy has no
-// bfloat16). Read them as the bfloat16 the graph declares.
-Value as_declared_bfloat16(Value v, const ir::TypeInfo& declared) {
-  if (v.is_tensor() && v.tensor().dtype() == DataType::kUInt16 && declared.kind == ir::TypeInfo::Kind::kTensor &&
-      declared.elem_type == DataType::kBFloat16) {
-    const Tensor& t = v.tensor();
-    return Value(Tensor(DataType::kBFloat16, t.shape(), t.buffer(), t.offset()));
-  }
-  return v;
-}
 
 // Runs every data set of one case; returns "" on success or the reason for failure.
 std::string run_case(const fs::path& dir, const Tolerance& tol, SessionOptions options) {
@@ -58,7 +49,7 @@ std::string run_case(const fs::path& dir, const Tolerance& tol, SessionOptions o
       if (k >= feedable.size()) return set_name + ": more input files than graph inputs";
       auto v = onnx_format::load_value_file(f.string(), feedable[k]->type);
       if (!v.ok()) return set_name + ": reading " + f.filename().string() + ": " + v.status().to_string();
-      feeds.emplace_back(feedable[k]->name, as_declared_bfloat16(std::move(v).value(), feedable[k]->type));
+      feeds.emplace_back(feedable[k]->name, bfloat16_bits_as_declared(std::move(v).value(), feedable[k]->type));
     }
     auto outputs = s.run(feeds);
     if (!outputs.ok()) return set_name + ": run: " + outputs.status().to_string();
@@ -68,7 +59,7 @@ std::string run_case(const fs::path& dir, const Tolerance& tol, SessionOptions o
       auto expected = onnx_format::load_value_file(f.string(), s.outputs()[k].type);
       if (!expected.ok()) return set_name + ": reading " + f.filename().string() + ": " + expected.status().to_string();
       const std::string diff =
-          compare_values(as_declared_bfloat16(std::move(expected).value(), s.outputs()[k].type), (*outputs)[k], tol);
+          compare_values(bfloat16_bits_as_declared(std::move(expected).value(), s.outputs()[k].type), (*outputs)[k], tol);
       if (!diff.empty()) return set_name + ": output '" + s.outputs()[k].name + "': " + diff;
     }
   }
