@@ -11,7 +11,9 @@
 //   outputs: output (B, S, Nq*H); present_key, present_value (B, Nkv, max(T, Lp), H).
 // The first prompt is S == T (no past; rows of a batch item past its total_b are padding);
 // otherwise batch item b has past_b = total_b - S past tokens. present rows [0, past_b) are the
-// past's, [past_b, past_b + S) the new keys and values (rotated), the rest zero. Query s of b,
+// past's, [past_b, past_b + S) the new keys and values (rotated), the rest zero; a present bound
+// to its past's buffer (ONNX Runtime's shared past/present buffer, through IoBinding) is updated
+// in place: only the new rows are written. Query s of b,
 // at position p = past_b + s, with query head h reading kv head h / (Nq / Nkv), sees keys
 // [lo, L): L = min(p + 1, total_b) when causal (else total_b), lo = L - W when a window W >= 0
 // is shorter than L. Scores: scale * q.k, then softcap * tanh(x / softcap), then + bias; a
@@ -27,9 +29,24 @@
 #include "core/parallel.h"
 #include "kernels/kernel.h"
 #include "kernels/rotary.h"
+#include "kernels/target_clones.h"
 
 namespace onyx {
 namespace {
+
+// sum_i a[i] * b[i], in 16 partial sums so that it vectorises without reassociation.
+ONYX_TARGET_CLONES float dot_product(const float* a, const float* b, int64_t n) {
+  constexpr int kLanes = 16;
+  float part[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+#pragma GCC unroll 1
+    for (int l = 0; l < kLanes; ++l) part[l] += a[i + l] * b[i + l];
+  float sum = 0.f;
+  for (int l = 0; l < kLanes; ++l) sum += part[l];
+  for (; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
 
 class GroupQueryAttentionKernel final : public Kernel {
  public:
@@ -151,21 +168,24 @@ class GroupQueryAttentionKernel final : public Kernel {
       return invalid_argument("GroupQueryAttention: head_sink must have ", nq_, " values, got ", sink->describe());
 
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, DataType::kFloat, {batch, seq, nq_ * h}));
-    // The present caches: outputs when asked for, else scratch.
+    // The present caches: outputs when asked for, else scratch. A present bound to its past's
+    // own buffer (IoBinding, in_place_outputs) already holds the past rows, and its rows past
+    // the new tokens are the caller's; otherwise the past is copied and the rest zeroed.
     const Shape cache_shape{batch, nkv_, lpres, h};
     Tensor k_scratch, v_scratch;
     float* pk = nullptr;
     float* pv = nullptr;
+    bool in_place[2] = {false, false};
     for (int which = 0; which < 2; ++which) {
       Tensor* t = nullptr;
       if (ctx.output_requested(1 + which)) {
-        ONYX_ASSIGN_OR_RETURN(t, ctx.allocate_output(1 + which, DataType::kFloat, cache_shape));
+        ONYX_ASSIGN_OR_RETURN(t, ctx.allocate_output_uninitialized(1 + which, DataType::kFloat, cache_shape));
       } else {
         ONYX_ASSIGN_OR_RETURN(which == 0 ? k_scratch : v_scratch, ctx.allocate_scratch(DataType::kFloat, cache_shape));
         t = which == 0 ? &k_scratch : &v_scratch;
-        std::memset(t->raw_data(), 0, t->nbytes());
       }
       (which == 0 ? pk : pv) = t->data<float>();
+      in_place[which] = has_past && lp == lpres && t->data<float>() == ctx.input(3 + which).data<float>();
     }
     if (y->numel() == 0) return Status::Ok();
 
@@ -182,10 +202,13 @@ class GroupQueryAttentionKernel final : public Kernel {
       for (int64_t g = 0; g < nkv_; ++g) {
         float* kc = pk + (b * nkv_ + g) * lpres * h;
         float* vc = pv + (b * nkv_ + g) * lpres * h;
-        if (past > 0) {
+        if (past > 0 && !in_place[0])
           std::memcpy(kc, ctx.input(3).data<float>() + (b * nkv_ + g) * lp * h, size_t(past * h) * sizeof(float));
+        if (past > 0 && !in_place[1])
           std::memcpy(vc, ctx.input(4).data<float>() + (b * nkv_ + g) * lp * h, size_t(past * h) * sizeof(float));
-        }
+        const size_t tail = size_t((lpres - past - seq) * h) * sizeof(float);
+        if (!in_place[0]) std::memset(kc + (past + seq) * h, 0, tail);
+        if (!in_place[1]) std::memset(vc + (past + seq) * h, 0, tail);
         for (int64_t s = 0; s < seq; ++s) {
           const float* kin = kp + (b * seq + s) * ldkv + g * h;
           std::memcpy(kc + (past + s) * h, kin, size_t(h) * sizeof(float));
@@ -220,9 +243,7 @@ class GroupQueryAttentionKernel final : public Kernel {
                                  : nullptr;
         float m = sink ? sink->data<float>()[n] : (smooth_ ? 0.f : -INFINITY);
         for (int64_t j = lo; j < hi; ++j) {
-          float dot = 0.f;
-          for (int64_t i = 0; i < h; ++i) dot += q[size_t(i)] * kc[j * h + i];
-          float v = dot * scale;
+          float v = dot_product(q.data(), kc + j * h, h) * scale;
           if (softcap_ > 0) v = softcap_ * std::tanh(v / softcap_);
           if (brow) v += brow[j];
           x[size_t(j)] = v;
@@ -243,6 +264,10 @@ class GroupQueryAttentionKernel final : public Kernel {
     });
     return Status::Ok();
   }
+
+ // present_key / present_value may be written over past_key / past_value (a cache buffer of the
+  // caller's, IoBinding): each past row stays where it is, and the new rows it was not holding.
+  std::vector<std::pair<int, int>> in_place_outputs() const override { return {{1, 3}, {2, 4}}; }
 
  private:
   int64_t nq_ = 0, nkv_ = 0, window_ = -1;
