@@ -88,6 +88,44 @@ class OnyxDecoder:
             self.empty[i.name] = np.zeros((1, i.shape[1], 0, i.shape[3]), dtype=types[i.type])
         self.out_names = ["logits"] + [n.replace("past_", "present_", 1) for n in self.past_names]
         self.binding = None if plain_run else self.sess.io_binding()
+        # A GroupQueryAttention decoder (make_gqa_decoder.py): the cache is one buffer per past of
+        # prompt + tokens positions, bound as that past and as its present (updated in place).
+        self.shared = "seqlens_k" in [i.name for i in self.sess.get_inputs()]
+
+    def start_shared(self, positions):
+        """Zeroed cache buffers of POSITIONS rows; with an IoBinding, bound once as both the
+        past and the present of every step."""
+        np, OrtValue = self.np, self.ort.OrtValue
+        self.cache = {n: np.zeros(self.empty[n].shape[:2] + (positions,) + self.empty[n].shape[3:], self.empty[n].dtype)
+                      for n in self.past_names}
+        if self.plain:
+            return
+        b = self.binding
+        b.clear_binding_inputs()
+        b.clear_binding_outputs()
+        b.bind_output("logits", "cpu")
+        for n in self.past_names:
+            v = OrtValue.ortvalue_from_numpy(self.cache[n])
+            b.bind_ortvalue_input(n, v)
+            b.bind_ortvalue_output(n.replace("past_", "present_", 1), v)
+
+    def step_shared(self, ids, done):
+        """One step of the shared-cache decoder: DONE tokens are in the cache already."""
+        np, OrtValue = self.np, self.ort.OrtValue
+        seq = ids.shape[1]
+        lens = np.array([done + seq - 1], np.int32)
+        total = np.array(done + seq, np.int32)
+        if self.plain:
+            res = self.sess.run(self.out_names, {"input_ids": ids, **self.cache, "seqlens_k": lens,
+                                                 "total_sequence_length": total})
+            self.cache = dict(zip(self.past_names, res[1:]))
+            return res[0][0, -1]
+        b = self.binding
+        b.bind_ortvalue_input("input_ids", OrtValue.ortvalue_from_numpy(ids))
+        b.bind_ortvalue_input("seqlens_k", OrtValue.ortvalue_from_numpy(lens))
+        b.bind_ortvalue_input("total_sequence_length", OrtValue.ortvalue_from_numpy(total))
+        self.sess.run_with_iobinding(b)
+        return np.asarray(b.get_outputs()[0].numpy())[0, -1]
 
     def step(self, ids, past):
         """Runs input_ids IDS (int64 [1, n]) with PAST (name -> OrtValue or array); returns the
@@ -119,9 +157,14 @@ class OnyxDecoder:
         past = dict(self.empty)
         ids = np.asarray([prompt], dtype=np.int64)
         out, kept, step_ms, prompt_ms = [], [], [], None
+        if self.shared:
+            self.start_shared(len(prompt) + tokens)
         for k in range(tokens):
             t0 = time.perf_counter()
-            logits, past = self.step(ids, past)
+            if self.shared:
+                logits = self.step_shared(ids, len(prompt) + k - 1 if k else 0)
+            else:
+                logits, past = self.step(ids, past)
             tok = int(np.argmax(logits))
             dt = (time.perf_counter() - t0) * 1e3
             if k == 0:

@@ -7,7 +7,9 @@
 // MODEL is a decoder with a KV cache as bench/make_models.py's gpt2_decoder: int64 input_ids
 // [batch,seq], past_key_{i} / past_value_{i} [batch,heads,past_seq,head_dim] -> logits
 // [batch,seq,vocab], present_key_{i} / present_value_{i} [batch,heads,past_seq+seq,head_dim].
-// FILE.json holds {"ids": [...]} (the prompt, batch 1).
+// FILE.json holds {"ids": [...]} (the prompt, batch 1). A decoder with seqlens_k and
+// total_sequence_length (bench/make_gqa_decoder.py) keeps its cache in buffers of prompt + N
+// positions, fed as the past and given as the pre-allocated present outputs of every step.
 //
 // Greedy decoding of N new tokens: the prompt step (the whole prompt, empty past tensors
 // [1,heads,0,head_dim]) gives the first token (argmax of the last logits); then N-1 steps each
@@ -116,27 +118,43 @@ async function main() {
     const p = n.replace(/^past_/, 'present_');
     if (!session.outputNames.includes(p)) throw new Error(`input ${n} has no output ${p}`);
   }
+  // A GroupQueryAttention decoder (make_gqa_decoder.py) takes seqlens_k and total_sequence_length
+  // and keeps its cache in place: each past_X is a [1, heads, prompt + tokens, head_dim] buffer,
+  // given as the pre-allocated present_X output of every step too.
+  const shared = session.inputNames.includes('seqlens_k');
+  const maxSeq = prompt.length + a.tokens;
   const meta = Object.fromEntries((session.inputMetadata || []).map(m => [m.name, m]));
   const past = {};
   for (const n of pastNames) {
     const m = meta[n];
     if (!m || !m.shape || m.shape.length !== 4 || typeof m.shape[1] !== 'number' || typeof m.shape[3] !== 'number')
       throw new Error(`cannot tell the heads and head size of ${n} from its metadata ${JSON.stringify(m)}`);
-    past[n] = emptyTensor(m.type, [1, m.shape[1], 0, m.shape[3]]);
+    past[n] = shared ? new ort.Tensor('float32', new Float32Array(m.shape[1] * maxSeq * m.shape[3]), [1, m.shape[1], maxSeq, m.shape[3]])
+                     : emptyTensor(m.type, [1, m.shape[1], 0, m.shape[3]]);
   }
+  const fetches = shared ? Object.fromEntries([['logits', null], ...pastNames.map(n => [n.replace(/^past_/, 'present_'), past[n]])])
+                         : undefined;
 
   const ids = [];
   const stepMs = [];
   let promptMs = null;
+  let done = 0;
   let input = new ort.Tensor('int64', BigInt64Array.from(prompt, BigInt), [1, prompt.length]);
   for (let step = 0; step < a.tokens; ++step) {
     t0 = nowMs();
-    const res = await session.run({ input_ids: input, ...past });
+    const seq = Number(input.dims[1]);
+    const feeds = { input_ids: input, ...past };
+    if (shared) {
+      feeds.seqlens_k = new ort.Tensor('int32', Int32Array.of(done + seq - 1), [1]);
+      feeds.total_sequence_length = new ort.Tensor('int32', Int32Array.of(done + seq), []);
+    }
+    const res = shared ? await session.run(feeds, fetches) : await session.run(feeds);
     const tok = argmaxLast(res.logits);
     const dt = nowMs() - t0;
     if (step === 0) promptMs = dt; else stepMs.push(dt);
     ids.push(tok);
-    for (const n of pastNames) past[n] = res[n.replace(/^past_/, 'present_')];
+    done += seq;
+    if (!shared) for (const n of pastNames) past[n] = res[n.replace(/^past_/, 'present_')];
     input = new ort.Tensor('int64', BigInt64Array.of(BigInt(tok)), [1, 1]);
   }
   const total = stepMs.reduce((x, y) => x + y, 0);
