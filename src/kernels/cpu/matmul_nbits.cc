@@ -12,9 +12,11 @@
 // The weights stay packed in memory (kernels/nbits_matmul.h): constant codes are copied once, in
 // prepare, with the scales widened to float32 and the zero points one byte a block, and the
 // session may drop the original B. Up to 3 rows of A stream them (nbits_matmul); more rows (a
-// prompt) dequantise a tile of W (512 KB) at a time for oneDNN's product. The sums are float32.
+// prompt) dequantise a tile of W (512 KB) at a time for oneDNN's product, the tiles split over the
+// intra-op threads. The sums are float32.
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 #include <vector>
 
 #include "core/parallel.h"
@@ -168,15 +170,27 @@ class MatMulNBitsKernel final : public Kernel {
   // multiplied by oneDNN; y's columns of the tile copied into place.
   Status tiled_product(const NBitsWeights& w, const float* a, int64_t rows, float* y) const {
     const int64_t width = std::max<int64_t>(16, std::min<int64_t>(256, kTileBytes / (4 * k_)) / 16 * 16);
-    std::vector<float> tile(size_t(width * k_)), product(size_t(rows * width));
-    for (int64_t n0 = 0; n0 < n_; n0 += width) {
-      const int64_t cols = std::min(width, n_ - n0);
-      parallel_for(cols, 8, [&](int64_t b, int64_t e) { nbits_dequantize_rows(w, n0 + b, n0 + e, tile.data() + b * k_, k_); });
-      const onednn::MatMulShape shape{{rows, k_}, {cols, k_}, false, true};
-      ONYX_RETURN_IF_ERROR(tile_matmul_.run(shape, a, tile.data(), nullptr, product.data()));
-      for (int64_t r = 0; r < rows; ++r) std::memcpy(y + r * n_ + n0, product.data() + r * cols, size_t(cols) * sizeof(float));
-    }
-    return Status::Ok();
+    const int64_t tiles = (n_ + width - 1) / width;
+    // Tiles go to the intra-op threads whole: each dequantises its own and runs oneDNN on it
+    // (serially, inside the parallel region), so no thread waits on another per tile.
+    std::mutex failed_mu;
+    Status failed = Status::Ok();
+    parallel_for(tiles, 1, [&](int64_t t0, int64_t t1) {
+      std::vector<float> tile(size_t(width * k_)), product(size_t(rows * width));
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t n0 = t * width, cols = std::min(width, n_ - n0);
+        nbits_dequantize_rows(w, n0, n0 + cols, tile.data(), k_);
+        const onednn::MatMulShape shape{{rows, k_}, {cols, k_}, false, true};
+        Status s = tile_matmul_.run(shape, a, tile.data(), nullptr, product.data());
+        if (!s.ok()) {
+          std::lock_guard<std::mutex> lock(failed_mu);
+          if (failed.ok()) failed = std::move(s);
+          return;
+        }
+        for (int64_t r = 0; r < rows; ++r) std::memcpy(y + r * n_ + n0, product.data() + r * cols, size_t(cols) * sizeof(float));
+      }
+    });
+    return failed;
   }
 
   static constexpr int64_t kRowsStreamingW = 3;  // up to this many rows, each row streams the packed W
