@@ -1,5 +1,6 @@
 #include "npy.h"
 
+#include <algorithm>
 #include <cstring>
 #include <fstream>
 #include <regex>
@@ -71,8 +72,13 @@ Result<Tensor> read_npy_bytes(const void* data, size_t size, const std::string& 
   const size_t remaining = size - pos;
   const size_t item_size = data_type_size(dtype);
   size_t count = 1;
+  const bool empty = std::find(shape.begin(), shape.end(), int64_t(0)) != shape.end();  // no data at all
   for (int64_t d : shape) {
-    if (d != 0 && count > remaining / item_size / size_t(d))
+    if (empty) {
+      count = 0;
+      break;
+    }
+    if (count > remaining / item_size / size_t(d))
       return invalid_argument("'", what, "': data is shorter than shape ", shape_to_string(shape), " needs");
     count *= size_t(d);
   }

@@ -1,6 +1,7 @@
-// `onyx run` with bfloat16 values (numpy has no bfloat16): a feed stored as uint16 bits in a .pb,
-// as ONNX 1.12's test data stores it, or in a .npy, is taken as the bfloat16 the model declares;
-// a bfloat16 output is written as its .pb and as a uint16 .npy of its bits, with a note.
+// `onyx run` reading and writing value files. bfloat16 (numpy has none): a feed stored as uint16
+// bits in a .pb, as ONNX 1.12's test data stores it, or in a .npy, is taken as the bfloat16 the
+// model declares; a bfloat16 output is written as its .pb and as a uint16 .npy of its bits, with
+// a note. An empty .npy (a zero dim: a decoder's empty past) is a feed like any other.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -36,8 +37,8 @@ std::string slurp(const std::filesystem::path& p) {
   return s.str();
 }
 
-TEST(RunBfloat16, Uint16FeedsAreTakenAsDeclaredAndOutputsWrittenAsBits) {
-  const auto dir = testing::scratch_folder("run_bfloat16", "pb");
+TEST(RunFiles, Bfloat16FeedsAsUint16AreTakenAsDeclaredAndOutputsWrittenAsBits) {
+  const auto dir = testing::scratch_folder("run_files", "bfloat16");
   std::ofstream(dir / "m.onnx", std::ios::binary) << doubling_model();
   std::filesystem::create_directories(dir / "in");
   onnx::TensorProto t;  // as ONNX 1.12's test data writes a bfloat16 feed
@@ -73,6 +74,28 @@ TEST(RunBfloat16, Uint16FeedsAreTakenAsDeclaredAndOutputsWrittenAsBits) {
   const std::string twice = slurp(dir / "out2" / "y.npy");
   const uint16_t quadrupled[4] = {0x4080, 0x4100, 0xC000, 0x4140};
   EXPECT_EQ(std::memcmp(twice.data() + twice.size() - sizeof quadrupled, quadrupled, sizeof quadrupled), 0);
+  std::filesystem::remove_all(dir);
+}
+
+TEST(RunFiles, EmptyNpyFeedsAreRead) {
+  const auto dir = testing::scratch_folder("run_files", "empty");
+  ModelBuilder b;
+  b.input("past", {1, 2, -1, 4}).output("out", {1, 2, -1, 4});
+  b.node("Identity", {"past"}, {"out"});
+  std::ofstream(dir / "m.onnx", std::ios::binary) << b.bytes();
+  std::filesystem::create_directories(dir / "in");
+  // numpy.save of np.zeros((1, 2, 0, 4), np.float32): the header, then no data.
+  std::string header = "{'descr': '<f4', 'fortran_order': False, 'shape': (1, 2, 0, 4), }";
+  while ((10 + header.size() + 1) % 64) header += ' ';
+  header += '\n';
+  std::string npy("\x93NUMPY\x01\x00", 8);
+  npy += char(header.size() & 0xff);
+  npy += char(header.size() >> 8);
+  npy += header;
+  std::ofstream(dir / "in" / "past.npy", std::ios::binary) << npy;
+  std::string text;
+  ASSERT_EQ(run_cli("run " + (dir / "m.onnx").string() + " --inputs-dir " + (dir / "in").string(), &text), 0) << text;
+  EXPECT_NE(text.find("out: float32[1,2,0,4]"), std::string::npos) << text;
   std::filesystem::remove_all(dir);
 }
 #endif
