@@ -92,20 +92,35 @@ def dynamic_quantize(a):
     return q, scale, zp
 
 
+# DynamicQuantizeLinear on rounding ties, as the spec computes them in float32 (round half to even):
+# a range of 127.5 makes the scale 0.5 exactly, so every odd multiple of 0.25 is a tie; then a zero
+# point that is itself a tie (-min / scale = 0.5 -> 0, 1.5 -> 2).
+quarter = np.float32(0.25)
+for name, x in [("ties", np.arange(0, 511, dtype=np.float32) * quarter),
+                ("zero_point_tie_down", np.concatenate([np.float32([-0.25]), np.arange(0, 510, dtype=np.float32) * quarter])),
+                ("zero_point_tie_up", np.concatenate([np.float32([-0.75]), np.arange(0, 508, dtype=np.float32) * quarter]))]:
+    q, x_scale, x_zp = dynamic_quantize(x)
+    assert x_scale == np.float32(0.5)
+    w.case(f"dynamic_quantize_linear_{name}", "DynamicQuantizeLinear", [("x", x)],
+           [("y", q), ("y_scale", np.array(x_scale, np.float32)), ("y_zero_point", np.array(x_zp, np.uint8))])
+
 # DynamicQuantizeMatMul: int8 and uint8 B, zero points, per-column scales, bias, batched A, an
-# all-positive A (zero point 0) and an all-zero A (scale 0: Y = bias).
+# all-positive A (zero point 0), an all-zero A (scale 0: Y = bias), and an A on rounding ties.
 for name, bt, ash, n, b_zp_kind, per_col, with_bias, a_kind in [
         ("s8", np.int8, (4, 16), 8, None, False, False, "normal"),
         ("s8_bias_cols", np.int8, (2, 6, 64), 24, None, True, True, "normal"),
         ("u8_zp", np.uint8, (5, 32), 10, "column", True, True, "normal"),
         ("positive_a", np.int8, (3, 16), 6, "scalar", False, True, "positive"),
-        ("zero_a", np.int8, (2, 8), 4, None, False, True, "zero")]:
+        ("zero_a", np.int8, (2, 8), 4, None, False, True, "zero"),
+        ("ties_a", np.int8, (2, 16), 5, None, True, True, "ties")]:
     k = ash[-1]
     a = rng.standard_normal(ash).astype(np.float32)
     if a_kind == "positive":
         a = np.abs(a)
     elif a_kind == "zero":
         a = np.zeros(ash, np.float32)
+    elif a_kind == "ties":  # range 127.5: scale 0.5, so the odd multiples of 0.25 are ties
+        a = (np.concatenate([np.arange(31), [510]]) * quarter).astype(np.float32).reshape(ash)
     b = ints(bt, k, n)
     bz = None if b_zp_kind is None else (np.array(3, bt) if b_zp_kind == "scalar" else ints(bt, n))
     b_scale = (rng.random(n) * 0.1 + 0.01).astype(np.float32) if per_col else np.array(0.05, np.float32)
