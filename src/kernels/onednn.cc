@@ -1,7 +1,10 @@
 #include "kernels/onednn.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <memory>
+
+#include "core/tensor.h"
 
 namespace onyx::onednn {
 
@@ -65,12 +68,19 @@ void LayoutReorder::run(const dnnl::memory& from, const dnnl::memory& to) const 
   execute(prim, pd, args);
 }
 
-dnnl::memory reorder_copy(const dnnl::memory& from, const dnnl::memory::desc& to) {
-  dnnl::memory out(to, engine());
+PackedWeights reorder_copy(const dnnl::memory& from, const dnnl::memory::desc& to) {
+  struct Owned {
+    std::shared_ptr<Buffer> buffer;
+    dnnl::memory memory;
+  };
+  auto owned = std::make_shared<Owned>();
+  owned->buffer = Buffer::allocate(std::max<size_t>(1, to.get_size()), DataType::kUInt8, /*zero_fill=*/false);
+  owned->memory = dnnl::memory(to, engine(), owned->buffer->data());
+  const dnnl::memory& out = owned->memory;
   const dnnl::reorder::primitive_desc pd(engine(), from.get_desc(), engine(), to, base_attr());
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, out}};
   execute(dnnl::reorder(pd), pd, args);
-  return out;
+  return PackedWeights(owned, &owned->memory);
 }
 
 void execute(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
