@@ -5,8 +5,6 @@
 #include <limits>
 #include <new>
 
-#include "core/huge_pages.h"
-
 namespace onyx {
 
 std::shared_ptr<Buffer> Buffer::allocate(size_t size, DataType dtype, bool zero_fill) {
@@ -16,13 +14,9 @@ std::shared_ptr<Buffer> Buffer::allocate(size_t size, DataType dtype, bool zero_
     void* p = strings.get();
     return std::make_shared<Buffer>(p, size, std::shared_ptr<void>(strings, p));
   }
-  // Large buffers start on a 2 MiB boundary, so that huge pages cover all their whole 2 MiB
-  // spans (the rest, under 2 MiB, keeps small pages: no memory is spent on rounding up).
-  const size_t align = size >= kHugePageThreshold ? size_t(2) << 20 : 64;
   const size_t rounded = ((size ? size : 1) + 63) / 64 * 64;
-  void* p = nullptr;
-  if (posix_memalign(&p, align, rounded) != 0 || !p) throw std::bad_alloc();
-  advise_huge_pages(p, rounded);
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p) throw std::bad_alloc();
   if (zero_fill) std::memset(p, 0, rounded);
   return std::make_shared<Buffer>(p, size, std::shared_ptr<void>(p, [](void* q) { std::free(q); }));
 }

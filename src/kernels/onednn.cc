@@ -1,10 +1,7 @@
 #include "kernels/onednn.h"
 
-#include <algorithm>
 #include <cstdlib>
 #include <memory>
-
-#include "core/tensor.h"
 
 namespace onyx::onednn {
 
@@ -68,19 +65,12 @@ void LayoutReorder::run(const dnnl::memory& from, const dnnl::memory& to) const 
   execute(prim, pd, args);
 }
 
-PackedWeights reorder_copy(const dnnl::memory& from, const dnnl::memory::desc& to) {
-  struct Owned {
-    std::shared_ptr<Buffer> buffer;
-    dnnl::memory memory;
-  };
-  auto owned = std::make_shared<Owned>();
-  owned->buffer = Buffer::allocate(std::max<size_t>(1, to.get_size()), DataType::kUInt8, /*zero_fill=*/false);
-  owned->memory = dnnl::memory(to, engine(), owned->buffer->data());
-  const dnnl::memory& out = owned->memory;
+dnnl::memory reorder_copy(const dnnl::memory& from, const dnnl::memory::desc& to) {
+  dnnl::memory out(to, engine());
   const dnnl::reorder::primitive_desc pd(engine(), from.get_desc(), engine(), to, base_attr());
   std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, out}};
   execute(dnnl::reorder(pd), pd, args);
-  return PackedWeights(owned, &owned->memory);
+  return out;
 }
 
 void execute(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,

@@ -83,10 +83,8 @@ Status guarded(const char* what, Fn&& fn) {
 // packed them (shared by its primitive variants); read-only after packing.
 using PackedWeights = std::shared_ptr<const dnnl::memory>;
 
-// Copies `from` into new memory of layout `to` (a reorder), returning it. The memory is onyx's
-// (Buffer::allocate: 2 MiB-aligned and backed by huge pages when large, so packing a model's
-// weights faults in few pages), and the returned pointer keeps it alive.
-PackedWeights reorder_copy(const dnnl::memory& from, const dnnl::memory::desc& to);
+// Copies `from` into new memory of layout `to` (a reorder), returning it.
+dnnl::memory reorder_copy(const dnnl::memory& from, const dnnl::memory::desc& to);
 
 // Executes `prim` on the calling thread's stream with its scratchpad (size from `pd`) added
 // to `args`, and waits for it.

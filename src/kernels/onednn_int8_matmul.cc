@@ -23,7 +23,7 @@ Status Int8MatMul::pack(const int8_t* b, int64_t k, int64_t n, int64_t m_hint) {
         y_md({m_hint, n}, dt::s32, tag::ab), b_plain({k, n}, dt::s8, tag::ab);
     dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a_md, b_any, y_md), base_attr(), engine());
     const dnnl::memory plain(b_plain, engine(), const_cast<int8_t*>(b));
-    packed_ = reorder_copy(plain, pd.weights_desc());
+    packed_ = std::make_shared<const dnnl::memory>(reorder_copy(plain, pd.weights_desc()));
   });
 }
 
@@ -64,7 +64,7 @@ Status Int8MatMul::run(const void* a, bool a_unsigned, int64_t m, int32_t* acc) 
   return guarded("int8 matmul", [&] {
     std::unordered_map<int, dnnl::memory> args;
     args[DNNL_ARG_SRC] = dnnl::memory(entry->pd.src_desc(), engine(), const_cast<void*>(a));
-    args[DNNL_ARG_WEIGHTS] = entry->has_own_b ? *entry->own_b : *packed_;
+    args[DNNL_ARG_WEIGHTS] = entry->has_own_b ? entry->own_b : *packed_;
     args[DNNL_ARG_DST] = dnnl::memory(entry->pd.dst_desc(), engine(), acc);
     execute(entry->prim, entry->pd, args);
   });

@@ -33,7 +33,7 @@ class Int8MatMul {
   struct Entry {
     dnnl::matmul::primitive_desc pd;
     dnnl::matmul prim;
-    std::shared_ptr<const dnnl::memory> own_b;  // b in this primitive's layout, when it differs from the packed one
+    dnnl::memory own_b;  // b in this primitive's layout, when it differs from the packed one
     bool has_own_b = false;
   };
   Result<std::shared_ptr<const Entry>> entry_for(int64_t m, bool a_unsigned) const;

@@ -73,7 +73,7 @@ Result<PackedWeights> MatMul::pack_b(const float* b, const std::vector<int64_t>&
                            f32_desc(y_dims, dense_strides(y_dims))),
         base_attr(), engine());
     const dnnl::memory src(b_plain, engine(), const_cast<float*>(b));
-    packed = reorder_copy(src, pd.weights_desc());
+    packed = std::make_shared<const dnnl::memory>(reorder_copy(src, pd.weights_desc()));
   }));
   return packed;
 }
@@ -166,7 +166,7 @@ Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, con
     } else {
       args[DNNL_ARG_SRC] = dnnl::memory(entry->pd.src_desc(), engine(), const_cast<float*>(a));
     }
-    if (entry->has_own_b) args[DNNL_ARG_WEIGHTS] = *entry->own_b;
+    if (entry->has_own_b) args[DNNL_ARG_WEIGHTS] = entry->own_b;
     else if (packed_b_) args[DNNL_ARG_WEIGHTS] = *packed_b_;
     else args[DNNL_ARG_WEIGHTS] = dnnl::memory(entry->pd.weights_desc(), engine(), const_cast<float*>(b));
     if (epilogue_.bias) args[DNNL_ARG_BIAS] = dnnl::memory(entry->pd.bias_desc(), engine(), const_cast<float*>(bias));

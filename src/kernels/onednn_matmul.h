@@ -65,7 +65,7 @@ class MatMul {
     dnnl::memory::desc a_f32;
     dnnl::reorder::primitive_desc to_bf16_pd;
     dnnl::reorder to_bf16;
-    PackedWeights own_b;  // the packed b in this primitive's layout, when that differs
+    dnnl::memory own_b;  // the packed b in this primitive's layout, when that differs
     bool has_own_b = false;
   };
   Result<std::shared_ptr<const Entry>> entry_for(const MatMulShape& shape) const;

@@ -93,7 +93,7 @@ Result<std::shared_ptr<const QuantizedConv::Entry>> QuantizedConv::entry_for(con
     const dnnl::memory plain(w_plain, engine(), const_cast<int8_t*>(w_.data()));
     if (!packed_w_) {
       entry->pd = make(dnnl::memory::desc(w_dims, dt::s8, tag::any));
-      packed_w_ = reorder_copy(plain, entry->pd.weights_desc());
+      packed_w_ = std::make_shared<const dnnl::memory>(reorder_copy(plain, entry->pd.weights_desc()));
     } else {
       try {
         entry->pd = make(packed_w_->get_desc());
@@ -145,7 +145,7 @@ Status QuantizedConv::run(const QuantizedConvArgs& a) const {
                              thread_scratch(kDestinationScratch, entry->pd.dst_desc().get_size()));
     args.clear();
     args[DNNL_ARG_SRC] = x_inner;
-    args[DNNL_ARG_WEIGHTS] = entry->has_own_w ? *entry->own_w : *packed_w_;
+    args[DNNL_ARG_WEIGHTS] = entry->has_own_w ? entry->own_w : *packed_w_;
     if (a.bias) args[DNNL_ARG_BIAS] = dnnl::memory(entry->pd.bias_desc(), engine(), const_cast<int32_t*>(a.bias));
     args[DNNL_ARG_DST] = y_inner;
     execute(entry->prim, entry->pd, args);

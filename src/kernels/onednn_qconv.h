@@ -55,7 +55,7 @@ class QuantizedConv {
     bool reorder_x = false, reorder_y = false;
     dnnl::reorder::primitive_desc x_to_inner_pd, y_to_user_pd;
     dnnl::reorder x_to_inner, y_to_user;
-    std::shared_ptr<const dnnl::memory> own_w;  // w in this primitive's layout, when it differs from the packed one
+    dnnl::memory own_w;  // w in this primitive's layout, when it differs from the packed one
     bool has_own_w = false;
   };
   Result<std::shared_ptr<const Entry>> entry_for(const QuantizedConvArgs& a) const;
