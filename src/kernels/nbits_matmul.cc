@@ -4,7 +4,6 @@
 #include <cstdint>
 
 #include "core/parallel.h"
-#include "kernels/small_matmul.h"
 #include "kernels/target_clones.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -15,8 +14,6 @@
 namespace onyx {
 namespace {
 
-constexpr int64_t kTileColumns = 64;  // rows of W (columns of y) dequantised at a time for rows > kRowsByVector
-constexpr int64_t kRowsByVector = 3;  // up to this many rows of a, each row streams W once
 // How far ahead of each row's codes the vector kernels ask for memory (the hardware prefetchers
 // alone leave a core at half the bandwidth a plain stream reaches).
 constexpr int64_t kPrefetchBytes = 1024;
@@ -212,39 +209,12 @@ struct RowProduct {
 };
 
 void matmul_impl(const NBitsWeights& w, const float* a, int64_t rows, float* y, bool allow_vector) {
-  if (rows <= 0 || w.n <= 0) return;
-  if (rows <= kRowsByVector) {
-    for (int64_t r = 0; r < rows; ++r) {
-      const RowProduct product(w, a + r * w.k, allow_vector);
-      const int64_t grain = std::max<int64_t>(8, (int64_t(1) << 16) / std::max<int64_t>(1, w.k));
-      parallel_for(w.n, grain, [&](int64_t b, int64_t e) { product.run(b, e, y + r * w.n); });
-    }
-    return;
+  if (w.n <= 0) return;
+  const int64_t grain = std::max<int64_t>(8, (int64_t(1) << 16) / std::max<int64_t>(1, w.k));
+  for (int64_t r = 0; r < rows; ++r) {
+    const RowProduct product(w, a + r * w.k, allow_vector);
+    parallel_for(w.n, grain, [&](int64_t b, int64_t e) { product.run(b, e, y + r * w.n); });
   }
-  // y^T tile by tile: buf (width x K, W's rows dequantised) times a^T (K x rows), then written
-  // back transposed; a^T is made once.
-  std::vector<float> a_t(size_t(w.k * rows));
-  parallel_for(w.k, 64, [&](int64_t t0, int64_t t1) {
-    for (int64_t r = 0; r < rows; ++r)
-      for (int64_t t = t0; t < t1; ++t) a_t[size_t(t * rows + r)] = a[r * w.k + t];
-  });
-  const int64_t tiles = (w.n + kTileColumns - 1) / kTileColumns;
-  parallel_for(tiles, 1, [&](int64_t tile_begin, int64_t tile_end) {
-    std::vector<float> buf(size_t(w.k * kTileColumns)), product(size_t(kTileColumns * rows));
-    for (int64_t tile = tile_begin; tile < tile_end; ++tile) {
-      const int64_t n0 = tile * kTileColumns, width = std::min(kTileColumns, w.n - n0);
-      if (allow_vector)
-        nbits_dequantize_rows(w, n0, n0 + width, buf.data(), w.k);
-      else
-        dequantize_rows_portable(w, n0, n0 + width, buf.data(), w.k);
-      if (allow_vector)
-        small_matmul(buf.data(), w.k, a_t.data(), rows, product.data(), rows, width, rows, w.k, 1.f);
-      else
-        small_matmul_portable(buf.data(), w.k, a_t.data(), rows, product.data(), rows, width, rows, w.k, 1.f);
-      for (int64_t r = 0; r < rows; ++r)
-        for (int64_t i = 0; i < width; ++i) y[r * w.n + n0 + i] = product[size_t(i * rows + r)];
-    }
-  });
 }
 
 }  // namespace

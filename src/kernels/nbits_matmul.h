@@ -5,10 +5,11 @@
 //
 //   y[m, n] = sum_k a[m, k] * W[n, k]          (y is rows x N, a is rows x K, row-major)
 //
-// Weights are never expanded whole: one row of a (decoding) streams the codes once, dequantising
+// Weights are never expanded whole: each row of a (decoding) streams the codes once, dequantising
 // in registers (4-bit codes with block % 32 == 0 on AVX-512 CPUs take a vector kernel; the rest a
-// portable loop); more rows dequantise W a tile of rows at a time into a cache-sized float
-// buffer and multiply it with a^T by small_matmul. Codes past K in the last block are ignored.
+// portable loop). For many rows (a prompt) the caller dequantises tiles of W with
+// nbits_dequantize_rows for a GEMM instead (kernels/cpu/matmul_nbits.cc). Codes past K in the
+// last block are ignored.
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -32,7 +33,8 @@ struct NBitsWeights {
   }
 };
 
-// y (rows x N) = a (rows x K) W^T, split over the intra-op threads. a and y are float32.
+// y (rows x N) = a (rows x K) W^T, row by row, each split over the intra-op threads. a and y
+// are float32. Meant for few rows: each row reads all of W.
 void nbits_matmul(const NBitsWeights& w, const float* a, int64_t rows, float* y);
 
 // The same product by the portable loops alone (tests compare the two on any machine).

@@ -5,7 +5,7 @@
 
 #include "core/parallel.h"
 #include "kernels/small_matmul.h"
-#include "kernels/target_clones.h"
+#include "kernels/vector_math.h"
 
 namespace onyx {
 namespace {
@@ -13,25 +13,11 @@ namespace {
 constexpr int64_t kMaxRows = 4;
 constexpr int64_t kMaxProductsPerItem = int64_t(1) << 14;
 
-// c[r * ldc + j] = scale * dot(a row r, b row j) over `inner`: b stored [cols, inner] (op(b) =
-// b^T). Sixteen partial sums kept apart so that the loop vectorises without reassociation.
-ONYX_TARGET_CLONES void rows_times_rows(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc,
-                                        int64_t rows, int64_t cols, int64_t inner, float scale) {
-  constexpr int kLanes = 16;
+// c[r * ldc + j] = scale * dot(a row r, b row j) over `inner`: b stored [cols, inner] (op(b) = b^T).
+void rows_times_rows(const float* a, int64_t lda, const float* b, int64_t ldb, float* c, int64_t ldc, int64_t rows,
+                     int64_t cols, int64_t inner, float scale) {
   for (int64_t r = 0; r < rows; ++r)
-    for (int64_t j = 0; j < cols; ++j) {
-      const float* x = a + r * lda;
-      const float* w = b + j * ldb;
-      float part[kLanes] = {};
-      int64_t t = 0;
-      for (; t + kLanes <= inner; t += kLanes)
-#pragma GCC unroll 1
-        for (int l = 0; l < kLanes; ++l) part[l] += x[t + l] * w[t + l];
-      float sum = 0.f;
-      for (int l = 0; l < kLanes; ++l) sum += part[l];
-      for (; t < inner; ++t) sum += x[t] * w[t];
-      c[r * ldc + j] = scale * sum;
-    }
+    for (int64_t j = 0; j < cols; ++j) c[r * ldc + j] = scale * vec::dot(a + r * lda, b + j * ldb, inner);
 }
 
 }  // namespace

@@ -115,6 +115,18 @@ ONYX_TARGET_CLONES void exp_loop(const float* x, float* y, int64_t n) {
 
 void exp(const float* x, float* y, int64_t n) { exp_loop(x, y, n); }
 
+ONYX_TARGET_CLONES float dot(const float* a, const float* b, int64_t n) {
+  float part[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes)
+#pragma GCC unroll 1
+    for (int l = 0; l < kLanes; ++l) part[l] += a[i + l] * b[i + l];
+  float sum = 0.f;
+  for (int l = 0; l < kLanes; ++l) sum += part[l];
+  for (; i < n; ++i) sum += a[i] * b[i];
+  return sum;
+}
+
 void softmax_row(const float* x, float* y, int64_t n) {
   const float m = row_max(x, n);
   if (m != m || m == std::numeric_limits<float>::infinity() || m == -std::numeric_limits<float>::infinity()) {

@@ -19,4 +19,7 @@ void softmax_row(const float* x, float* y, int64_t n);
 // One row of log-softmax: y = x - max(x) - log(sum(exp(x - max(x)))). n >= 1.
 void log_softmax_row(const float* x, float* y, int64_t n);
 
+// sum_i a[i] * b[i], in 16 partial sums (added in lane order, then the tail).
+float dot(const float* a, const float* b, int64_t n);
+
 }  // namespace onyx::vec

@@ -79,17 +79,11 @@ Result<Int4QuantizeReport> quantize_int4(ir::Model& model, const Int4QuantizeOpt
   for (ir::Node& node : g.nodes) {
     if (!node.domain.empty() || (node.op_type != "MatMul" && node.op_type != "Gemm")) continue;
     Int4QuantizeReport::NodeResult result{node.label(), node.op_type, false, ""};
-    auto skip = [&](std::string why) {
-      result.reason = std::move(why);
-      report.nodes.push_back(result);
-    };
-    if (options.exclude_op_types.count(node.op_type) || options.exclude_nodes.count(node.name)) {
-      skip("excluded");
-      continue;
-    }
-    const WeightProduct product = weight_product(g, node, graph_inputs);
+    const WeightProduct product =
+        weight_product(g, node, graph_inputs, options.exclude_op_types, options.exclude_nodes);
     if (!product.reason.empty()) {
-      skip(product.reason);
+      result.reason = product.reason;
+      report.nodes.push_back(result);
       continue;
     }
     const Tensor& weights = g.initializers.at(product.weights);

@@ -2,8 +2,13 @@
 
 namespace onyx::optimizer {
 
-WeightProduct weight_product(const ir::Graph& g, const ir::Node& node, const std::set<std::string>& graph_inputs) {
+WeightProduct weight_product(const ir::Graph& g, const ir::Node& node, const std::set<std::string>& graph_inputs,
+                             const std::set<std::string>& exclude_op_types, const std::set<std::string>& exclude_nodes) {
   WeightProduct w;
+  if (exclude_op_types.count(node.op_type) || exclude_nodes.count(node.name)) {
+    w.reason = "excluded";
+    return w;
+  }
   if (node.op_type == "Gemm") {
     auto attr = [&](const char* name, float fallback) {
       const ir::Attribute* a = node.attribute(name);

@@ -18,7 +18,9 @@ struct WeightProduct {
 };
 
 // `node` is a MatMul or Gemm of the default domain; graph_inputs are the main graph's input names.
-WeightProduct weight_product(const ir::Graph& g, const ir::Node& node, const std::set<std::string>& graph_inputs);
+// A node whose op type is in exclude_op_types or whose name is in exclude_nodes is "excluded".
+WeightProduct weight_product(const ir::Graph& g, const ir::Node& node, const std::set<std::string>& graph_inputs,
+                             const std::set<std::string>& exclude_op_types, const std::set<std::string>& exclude_nodes);
 
 // `base`, or `base_1`, `base_2`, ... : the first name no initializer of g has.
 std::string fresh_initializer_name(const ir::Graph& g, const std::string& base);

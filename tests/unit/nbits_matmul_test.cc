@@ -1,8 +1,8 @@
 // nbits_matmul (MatMulNBits's packed products): the vector and portable forms against a float64
 // product with the dequantised weights, over the shapes at the edges: K not a multiple of the
-// block (codes past K set to junk that must be ignored), one row (decoding), two and three rows
-// (each streams W), more rows (a tile of W dequantised at a time) with N not a multiple of the
-// tile; 2, 4 and 8 bits; zero points absent, one byte a block, and float.
+// block (codes past K set to junk that must be ignored), one row (decoding) and more, N not a
+// multiple of the 4 rows of W the vector kernel takes at a time; 2, 4 and 8 bits; zero points
+// absent, one byte a block, and float.
 #include <gtest/gtest.h>
 
 #include <cmath>

@@ -29,24 +29,10 @@
 #include "core/parallel.h"
 #include "kernels/kernel.h"
 #include "kernels/rotary.h"
-#include "kernels/target_clones.h"
+#include "kernels/vector_math.h"
 
 namespace onyx {
 namespace {
-
-// sum_i a[i] * b[i], in 16 partial sums so that it vectorises without reassociation.
-ONYX_TARGET_CLONES float dot_product(const float* a, const float* b, int64_t n) {
-  constexpr int kLanes = 16;
-  float part[kLanes] = {};
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes)
-#pragma GCC unroll 1
-    for (int l = 0; l < kLanes; ++l) part[l] += a[i + l] * b[i + l];
-  float sum = 0.f;
-  for (int l = 0; l < kLanes; ++l) sum += part[l];
-  for (; i < n; ++i) sum += a[i] * b[i];
-  return sum;
-}
 
 class GroupQueryAttentionKernel final : public Kernel {
  public:
@@ -243,7 +229,7 @@ class GroupQueryAttentionKernel final : public Kernel {
                                  : nullptr;
         float m = sink ? sink->data<float>()[n] : (smooth_ ? 0.f : -INFINITY);
         for (int64_t j = lo; j < hi; ++j) {
-          float v = dot_product(q.data(), kc + j * h, h) * scale;
+          float v = vec::dot(q.data(), kc + j * h, h) * scale;
           if (softcap_ > 0) v = softcap_ * std::tanh(v / softcap_);
           if (brow) v += brow[j];
           x[size_t(j)] = v;

@@ -30,9 +30,16 @@ namespace {
 // B, scales and zero points checked against K, N, bits and block_size, in the form
 // nbits_matmul reads. Codes are borrowed from B unless `copy_codes`.
 struct UnpackedWeights {
+  int64_t n = 0, k = 0, bits = 4, block = 32;
+  const uint8_t* borrowed_codes = nullptr;
   std::vector<uint8_t> own_codes, zero_codes;
   std::vector<float> scales, zero_floats;
-  NBitsWeights view;
+
+  NBitsWeights view() const {
+    return NBitsWeights{n, k, bits, block, borrowed_codes ? borrowed_codes : own_codes.data(), scales.data(),
+                        zero_codes.empty() ? nullptr : zero_codes.data(),
+                        zero_floats.empty() ? nullptr : zero_floats.data()};
+  }
 };
 
 float as_float(const Tensor& t, int64_t i) {
@@ -95,7 +102,7 @@ class MatMulNBitsKernel final : public Kernel {
     if (!packed_) {
       ONYX_ASSIGN_OR_RETURN(at_run, unpack(ctx.input(1), scales, has_zero_points_ ? &ctx.input(3) : nullptr, false));
     }
-    const NBitsWeights& w = packed_ ? constant_.view : at_run.view;
+    const NBitsWeights w = packed_ ? constant_.view() : at_run.view();
     std::vector<float> a_float, y_float;
     const float* a_rows = a.dtype() == DataType::kFloat ? a.data<float>() : nullptr;
     float* y_rows = a.dtype() == DataType::kFloat ? y->data<float>() : nullptr;
@@ -159,10 +166,9 @@ class MatMulNBitsKernel final : public Kernel {
         return invalid_argument("MatMulNBits: zero_points must be uint8 or the scales' type, got ", zp->describe());
       }
     }
+    u.n = n_, u.k = k_, u.bits = bits_, u.block = block_;
     if (copy_codes) u.own_codes.assign(b.data<uint8_t>(), b.data<uint8_t>() + b.numel());
-    u.view = NBitsWeights{n_, k_, bits_, block_, copy_codes ? u.own_codes.data() : b.data<uint8_t>(), u.scales.data(),
-                          u.zero_codes.empty() ? nullptr : u.zero_codes.data(),
-                          u.zero_floats.empty() ? nullptr : u.zero_floats.data()};
+    else u.borrowed_codes = b.data<uint8_t>();
     return u;
   }
 
