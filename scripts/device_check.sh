@@ -6,7 +6,8 @@
 #   2. the kernel cases with the CUDA provider first (tests/kernels/run_kernel_cases.py),
 #   3. bench/gpu_compare.py against PyTorch on the same GPU (needs python3 with torch, numpy, onnx).
 # Logs and tables go to $OUT (default /tmp/onyx_device_out). Each step has its own time limit;
-# a failing step does not stop the next. GPU_COMPARE_ARGS overrides the benchmark's arguments;
+# a failing step does not stop the next (UNIT_TIMEOUT, KERNELS_TIMEOUT, GPU_COMPARE_TIMEOUT in
+# seconds). GPU_COMPARE_ARGS overrides the benchmark's arguments;
 # ONYX_DEVICE_STEPS (default "unit kernels compare") picks the steps.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -50,10 +51,10 @@ for step in $steps; do
   echo "=== $step"
   case $step in
     unit)
-      LD_LIBRARY_PATH=$libdirs timeout 300 build/onyx_tests --gtest_filter="${ONYX_GTEST_FILTER:-*Cuda*}" \
+      LD_LIBRARY_PATH=$libdirs timeout "${UNIT_TIMEOUT:-300}" build/onyx_tests --gtest_filter="${ONYX_GTEST_FILTER:-*Cuda*}" \
         --gtest_output="xml:$OUT/cuda_unit.xml" ;;
     kernels)
-      timeout 300 python3 tests/kernels/run_kernel_cases.py --provider cuda --onyx build/onyx-gpu \
+      timeout "${KERNELS_TIMEOUT:-300}" python3 tests/kernels/run_kernel_cases.py --provider cuda --onyx build/onyx-gpu \
         --work "$stage/kernel_cases" --pregenerated --jobs 8 ${ONYX_KERNEL_GENERATORS:-} ;;
     compare)
       PYTHONUNBUFFERED=1 timeout "${GPU_COMPARE_TIMEOUT:-330}" python3 bench/gpu_compare.py --onyx build/onyx-gpu \

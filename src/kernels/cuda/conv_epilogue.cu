@@ -32,6 +32,16 @@ __global__ void epilogue(T* y, int64_t n, int64_t channels, int64_t plane, const
   }
 }
 
+template <typename T>
+__global__ void prefill(T* y, int64_t n, int64_t channels, int64_t plane, const T* bias, const T* residual) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    float v = 0.f;
+    if (bias) v += float(bias[(i / plane) % channels]);
+    if (residual) v += float(residual[i]);
+    y[i] = T(v);
+  }
+}
+
 template <typename W>
 __global__ void zero_pad(const W* x, W* y, int64_t n, PadGeometry g) {
   const int64_t out_plane = g.out[0] * g.out[1] * g.out[2], in_plane = g.in[0] * g.in[1] * g.in[2];
@@ -64,6 +74,20 @@ Status launch_epilogue(void* y, int64_t count, int64_t channels, int64_t plane, 
   else
     epilogue<<<grid, 256, 0, stream>>>(static_cast<float*>(y), count, channels, plane, static_cast<const float*>(e.bias),
                                        static_cast<const float*>(e.residual), e.activation, e.alpha, e.beta);
+  return Status::Ok();
+}
+
+Status launch_prefill(void* y, int64_t count, int64_t channels, int64_t plane, bool half, const void* bias,
+                      const void* residual, cudaStream_t stream) {
+  if (count == 0) return Status::Ok();
+  if (channels <= 0 || plane <= 0) return invalid_argument("convolution prefill over an empty channel or plane");
+  const unsigned grid = grid_for(count);
+  if (half)
+    prefill<<<grid, 256, 0, stream>>>(static_cast<__half*>(y), count, channels, plane, static_cast<const __half*>(bias),
+                                      static_cast<const __half*>(residual));
+  else
+    prefill<<<grid, 256, 0, stream>>>(static_cast<float*>(y), count, channels, plane, static_cast<const float*>(bias),
+                                      static_cast<const float*>(residual));
   return Status::Ok();
 }
 

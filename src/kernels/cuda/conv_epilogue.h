@@ -1,5 +1,6 @@
 // The device steps around a cuDNN convolution (conv.cc, fused_conv.cc): the epilogue that
-// adds the bias and the residual and applies the activation in one pass over Y, and the
+// adds the bias and the residual and applies the activation in one pass over Y, the prefill
+// of Y with bias and residual for a convolution that adds its sum to Y (float16), and the
 // explicit zero padding of X for the asymmetric pads cuDNN cannot take. Host declarations;
 // the kernels are in conv_epilogue.cu.
 #pragma once
@@ -27,6 +28,11 @@ struct Epilogue {
 // y = activation(y + bias[c] + residual), in float32; `half`: Y is float16, else float32.
 Status launch_epilogue(void* y, int64_t count, int64_t channels, int64_t plane, bool half, const Epilogue& e,
                        cudaStream_t stream);
+
+// Fills Y (as launch_epilogue lays it out) with bias[c] + residual, summed in float32 and
+// rounded once to Y's type; either may be null (then it counts as zeros).
+Status launch_prefill(void* y, int64_t count, int64_t channels, int64_t plane, bool half, const void* bias,
+                      const void* residual, cudaStream_t stream);
 
 // Pads `planes` planes of `rank` (1..3) spatial dims `in` into `out` = in + pad_begin +
 // pad_end, with zeros: y[p, o] = x[p, o - pad_begin] inside the input, else 0. Elements of

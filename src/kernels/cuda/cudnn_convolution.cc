@@ -174,6 +174,11 @@ Status CudnnConvolution::run(KernelContext& ctx, const CudaProvider& provider, c
   if (y->numel() == 0) return Status::Ok();
   ONYX_RETURN_IF_ERROR(provider.activate());
   cudaStream_t stream = provider.stream();
+  const bool half = x.dtype() == DataType::kFloat16;
+  const int64_t plane = y->numel() / (y->dim(0) * maps);
+  cuda_conv::Epilogue e = activation;
+  e.bias = bias ? bias->raw_data() : nullptr;
+  e.residual = residual ? residual->raw_data() : nullptr;
   if (x.numel() == 0) {  // no input channels: Y is the epilogue of zeros
     ONYX_CUDA_RETURN_IF_ERROR(cudaMemsetAsync(y->raw_data(), 0, y->nbytes(), stream));
   } else {
@@ -191,20 +196,25 @@ Status CudnnConvolution::run(KernelContext& ctx, const CudaProvider& provider, c
     if (plan->workspace_bytes > 0) {
       ONYX_ASSIGN_OR_RETURN(workspace, ctx.allocate_scratch(DataType::kUInt8, {int64_t(plan->workspace_bytes)}));
     }
-    const float one = 1.f, zero = 0.f;
+    // float16: rounding the sum to float16 before the bias and residual are added would round
+    // twice, which under cancellation costs many units in the last place of Y. So Y starts as
+    // bias + residual and cuDNN adds the sum to it (beta = 1) in float32, rounding once.
+    float beta = 0.f;
+    if (half && (e.bias || e.residual)) {
+      ONYX_RETURN_IF_ERROR(
+          cuda_conv::launch_prefill(y->raw_data(), y->numel(), maps, plane, half, e.bias, e.residual, stream));
+      e.bias = e.residual = nullptr;
+      beta = 1.f;
+    }
+    const float one = 1.f;
     auto lock = provider.lock_blas();
     ONYX_ASSIGN_OR_RETURN(cudnnHandle_t handle, provider.cudnn());
     ONYX_CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(
         handle, &one, plan->x_desc, x_data, plan->w_desc, w.raw_data(), plan->conv_desc, plan->algo,
-        plan->workspace_bytes ? workspace.raw_data() : nullptr, plan->workspace_bytes, &zero, plan->y_desc,
+        plan->workspace_bytes ? workspace.raw_data() : nullptr, plan->workspace_bytes, &beta, plan->y_desc,
         y->raw_data()));
   }
-  cuda_conv::Epilogue e = activation;
-  e.bias = bias ? bias->raw_data() : nullptr;
-  e.residual = residual ? residual->raw_data() : nullptr;
-  const int64_t plane = y->numel() / (y->dim(0) * maps);
-  ONYX_RETURN_IF_ERROR(cuda_conv::launch_epilogue(y->raw_data(), y->numel(), maps, plane,
-                                                  x.dtype() == DataType::kFloat16, e, stream));
+  ONYX_RETURN_IF_ERROR(cuda_conv::launch_epilogue(y->raw_data(), y->numel(), maps, plane, half, e, stream));
   return CudaKernel::check_launch(op);
 }
 
