@@ -153,10 +153,13 @@ for name, (b, s, l, n, h, hv), with_bias, ab_shape, scale in [
            [("output", mha(q, k, v, n, bias, ab, scale).astype(np.float32))], domain="com.microsoft", extra_opsets=MS,
            **attrs)
 # Causal (unidirectional): as GPT-2 (S = L), with a past (S < L), with more queries than keys
-# (the first rows see nothing), and with an attention_bias and a bias as well.
+# (the first rows see nothing), and with an attention_bias and a bias as well; short and long.
 for name, (b, s, l, n, h), with_bias, ab_shape in [
         ("gpt2_like", (2, 16, 16, 2, 8), False, None), ("past", (1, 3, 7, 2, 4), False, None),
-        ("more_queries", (1, 6, 4, 1, 4), False, None), ("biased", (2, 5, 5, 2, 4), True, (2, 1, 5, 5))]:
+        ("more_queries", (1, 6, 4, 1, 4), False, None), ("biased", (2, 5, 5, 2, 4), True, (2, 1, 5, 5)),
+        # Long enough for the kernel's blocks of query rows (64 at least), each ending mid-way.
+        ("long", (1, 150, 150, 2, 8), False, None), ("long_past", (1, 140, 160, 2, 4), False, None),
+        ("long_more_queries", (1, 160, 80, 1, 4), False, None), ("long_biased", (2, 70, 70, 2, 4), True, (2, 1, 70, 70))]:
     q, k, v = rnd(b, s, n * h), rnd(b, l, n * h), rnd(b, l, n * h)
     bias = rnd(3 * n * h) if with_bias else None
     ab = rnd(*ab_shape) if ab_shape else None

@@ -14,7 +14,8 @@
 //            side. The present key/value outputs are not produced.
 // float32. Without broadcasting, each batch item takes two oneDNN batched matmuls over all
 // heads (onednn_head_products.h: strided views, no per-head copies) around a row-by-row
-// softmax; the Q/K/V bias, when given, is added into one copy of the item's rows first.
+// softmax; the Q/K/V bias, when given, is added into one copy of the item's rows first;
+// causal attention runs its query rows in blocks, each against the keys its rows can see.
 // With broadcast batch items or query rows, each (batch, head) is one task of parallel_for:
 // K_h packed transposed, scores by small_matmul, softmax, then P V_h into the output.
 #include <algorithm>
@@ -48,6 +49,9 @@ void add_row_bias(const float* src, const float* bias, float* dst, int64_t rows,
 
 class MultiHeadAttentionKernel final : public Kernel {
   static constexpr int64_t kScoresBudget = int64_t(4) << 20;  // floats of scores per head group
+  // Causal attention splits its query rows into at most this many blocks of at least
+  // kMinCausalRows (smaller products lose more to oneDNN's per-call cost than they save).
+  static constexpr int64_t kCausalBlocks = 8, kMinCausalRows = 64;
 
  public:
   Status prepare(const KernelInfo& info) override {
@@ -96,21 +100,24 @@ class MultiHeadAttentionKernel final : public Kernel {
     const float* ap = attn_bias ? attn_bias->data<float>() : nullptr;
     float* out = y->data<float>();
 
-    // Row s of head n in batch item b, holding Q K^T * scale: adds the attention bias, applies
-    // the causal mask and takes the softmax in place.
-    auto finish_scores_row = [&](float* row, int64_t b, int64_t n, int64_t s) {
+    // Causal: query row s sees keys [0, visible_keys(s)).
+    auto visible_keys = [&](int64_t s) { return causal_ ? std::clamp(s + len - seq + 1, int64_t(0), len) : len; };
+    // Row s of head n in batch item b, holding Q K^T * scale for the first `width` keys
+    // (visible_keys(s) <= width, and width == len where that is 0): adds the attention bias,
+    // applies the causal mask and takes the softmax in place.
+    auto finish_scores_row = [&](float* row, int64_t width, int64_t b, int64_t n, int64_t s) {
       if (ap) {
         const float* br = ap + b * bstride[0] + n * bstride[1] + s * bstride[2];
-        for (int64_t l = 0; l < len; ++l) row[l] += br[l * bstride[3]];
+        for (int64_t l = 0; l < width; ++l) row[l] += br[l * bstride[3]];
       }
-      // Causal: keys [0, visible) take part, the rest weigh 0 (all alike when none is visible).
-      const int64_t visible = causal_ ? std::clamp(s + len - seq + 1, int64_t(0), len) : len;
+      // Keys [0, visible) take part, the rest weigh 0 (all alike when none is visible).
+      const int64_t visible = visible_keys(s);
       if (visible == 0) {
-        std::fill(row, row + len, 1.f / float(len));
+        std::fill(row, row + width, 1.f / float(width));
         return;
       }
       vec::softmax_row(row, row, visible);
-      std::fill(row + visible, row + len, 0.f);
+      std::fill(row + visible, row + width, 0.f);
     };
 
     // No broadcasting: the heads of a batch item in groups, two oneDNN calls per group over
@@ -118,6 +125,9 @@ class MultiHeadAttentionKernel final : public Kernel {
     // first. A group's scores stay within kScoresBudget floats (one head at least).
     if (q.dim(0) == batch && k.dim(0) == batch && v.dim(0) == batch && q_seq == seq && len > 0 && h > 0 && hv > 0) {
       const int64_t group = std::clamp<int64_t>(kScoresBudget / (seq * len), 1, heads_);
+      // Up to kCausalBlocks blocks of at least kMinCausalRows rows (one block when not causal).
+      const int64_t row_block =
+          causal_ ? std::max(kMinCausalRows, (seq + kCausalBlocks - 1) / kCausalBlocks) : std::max<int64_t>(seq, 1);
       ONYX_ASSIGN_OR_RETURN(Tensor scores, ctx.allocate_scratch(DataType::kFloat, {group, seq, len}));
       Tensor biased;
       if (bp) {
@@ -139,12 +149,20 @@ class MultiHeadAttentionKernel final : public Kernel {
         }
         for (int64_t n0 = 0; n0 < heads_; n0 += group) {
           const int64_t count = std::min(group, heads_ - n0);
-          ONYX_RETURN_IF_ERROR(head_products_.scores(qb + n0 * h, d, kb + n0 * h, d, pp, count, seq, len, h, scale));
-          parallel_for(count * seq, std::max<int64_t>(1, 8192 / len), [&](int64_t r0, int64_t r1) {
-            for (int64_t r = r0; r < r1; ++r) finish_scores_row(pp + r * len, b, n0 + r / seq, r % seq);
-          });
-          ONYX_RETURN_IF_ERROR(head_products_.context(pp, vb + n0 * hv, dv, out + b * seq * dv + n0 * hv, dv, count,
-                                                      seq, len, hv));
+          // Causal: query rows in blocks, each against only the keys its last row sees, so
+          // the masked corner of the scores is neither computed nor multiplied by V.
+          for (int64_t s0 = 0; s0 < seq; s0 += row_block) {
+            const int64_t rows = std::min(row_block, seq - s0);
+            const int64_t width = visible_keys(s0) == 0 ? len : visible_keys(s0 + rows - 1);
+            ONYX_RETURN_IF_ERROR(head_products_.scores(qb + s0 * d + n0 * h, d, kb + n0 * h, d, pp, count, rows, width,
+                                                       h, scale));
+            parallel_for(count * rows, std::max<int64_t>(1, 8192 / width), [&](int64_t r0, int64_t r1) {
+              for (int64_t r = r0; r < r1; ++r)
+                finish_scores_row(pp + r * width, width, b, n0 + r / rows, s0 + r % rows);
+            });
+            ONYX_RETURN_IF_ERROR(head_products_.context(pp, vb + n0 * hv, dv, out + (b * seq + s0) * dv + n0 * hv, dv,
+                                                        count, rows, width, hv));
+          }
         }
       }
       return Status::Ok();
@@ -172,7 +190,7 @@ class MultiHeadAttentionKernel final : public Kernel {
         }
         if (len > 0) {
           small_matmul(qh, ldq, kt.data(), len, scores.data(), len, seq, len, h, scale);
-          for (int64_t s = 0; s < seq; ++s) finish_scores_row(scores.data() + s * len, b, n, s);
+          for (int64_t s = 0; s < seq; ++s) finish_scores_row(scores.data() + s * len, len, b, n, s);
         }
         const float* vh = vp + batch_of(v, b) * len * dv + n * hv;
         int64_t ldv = dv;
