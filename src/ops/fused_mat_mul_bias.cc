@@ -1,5 +1,6 @@
-// FusedMatMulBias (ai.onyx.training): Y = op(A) @ op(B) + bias, op swapping the last two dims
-// where transA / transB say (both operands of rank 2 or more); numpy.matmul's output shape.
+// FusedMatMulBias (ai.onyx.training): Y = activation(op(A) @ op(B) + bias), op swapping the
+// last two dims where transA / transB say (both operands of rank 2 or more), activation "" (none),
+// "Gelu" or "FastGelu"; numpy.matmul's output shape.
 #include <utility>
 
 #include "ops/matmul_shape.h"

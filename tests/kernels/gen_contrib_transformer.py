@@ -6,6 +6,8 @@ ai.onnx domain). References are numpy code
 following the ops' published definitions (ONNX Runtime's contrib-op docs and schemas).
 
 Usage: gen_contrib_transformer.py OUT_DIR (see kcase.py for the layout)."""
+import math
+
 import numpy as np
 from onnx import TensorProto as TP
 from onnx import helper
@@ -95,6 +97,24 @@ y = fused_matmul(a, bb, 0.5, 0, 1).astype(np.float32)
 m = model([helper.make_node("FusedMatMul", ["A", "B"], ["Y"], domain="com.microsoft", alpha=0.5, transB=1)],
           [value_info("A", a)], [value_info("Y", y)], initializers=[to_proto(bb, "B")], extra_opsets=MS)
 w.model_case("fused_matmul_constant_b_trans", m, [a], [y])
+# ai.onyx.training FusedMatMulBias: activation(A @ op(B) + bias), B an input (read as stored) or an
+# initializer (packed once; A's batch rows taken as one product), with each activation.
+TRAIN = [("ai.onyx.training", 1)]
+gelu_erf = lambda x: 0.5 * x * (1.0 + np.vectorize(math.erf)(x / math.sqrt(2.0)))
+gelu_tanh = lambda x: 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
+for act, fn in [("", lambda x: x), ("Gelu", gelu_erf), ("FastGelu", gelu_tanh)]:
+    for trans_b in (0, 1):
+        a, bias = rnd(2, 3, 8), rnd(6)
+        bb = rnd(6, 8) if trans_b else rnd(8, 6)
+        y = fn(a.astype(np.float64) @ (bb.T if trans_b else bb) + bias).astype(np.float32)
+        attrs = {"transB": trans_b, **({"activation": act} if act else {})}
+        tag = f"{act.lower() or 'none'}_{'trans_b' if trans_b else 'plain'}"
+        w.case(f"fused_matmul_bias_{tag}", "FusedMatMulBias", [("A", a), ("B", bb), ("bias", bias)], [("Y", y)],
+               domain="ai.onyx.training", extra_opsets=TRAIN, **attrs)
+        m = model([helper.make_node("FusedMatMulBias", ["A", "B", "bias"], ["Y"], domain="ai.onyx.training", **attrs)],
+                  [value_info("A", a)], [value_info("Y", y)], initializers=[to_proto(bb, "B"), to_proto(bias, "bias")],
+                  extra_opsets=TRAIN)
+        w.model_case(f"fused_matmul_bias_{tag}_constant_b", m, [a], [y])
 a, bb = rnd(3, 5), rnd(4, 5)
 for dt, name in [(np.float16, "f16"), (np.float64, "f64")]:
     y = fused_matmul(a.astype(dt), bb.astype(dt), 0.25, 0, 1)
