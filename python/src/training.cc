@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include "binding.h"
+#include "kernels/adam_update.h"
 #include "onnx/loader.h"
 #include "onnx/writer.h"
 #include "training/artifacts.h"
@@ -197,9 +198,45 @@ void register_module(py::module_& m) {
       .def("step", &training::LinearLRScheduler::step);
 }
 
+// A float32, C-contiguous numpy array of `count` elements (any shape) for FusedAdam, writable
+// unless `read_only`; its pointer.
+float* adam_buffer(const py::array& a, int64_t count, bool read_only, const char* what) {
+  if (a.dtype().kind() != 'f' || a.itemsize() != 4 || !(a.flags() & py::array::c_style) ||
+      (!read_only && !a.writeable()) || int64_t(a.size()) != count)
+    throw py::value_error(std::string("FusedAdam: ") + what + " must be a contiguous float32 array of the parameter's " +
+                          std::to_string(count) + " elements" + (read_only ? "" : ", writable"));
+  return static_cast<float*>(const_cast<void*>(a.data()));
+}
+
 }  // namespace
 
 void register_training(py::module_& m) {
+  m.def(
+      "_fused_adam_step",
+      [](std::vector<py::array> params, std::vector<py::array> grads, std::vector<py::array> exp_avgs,
+         std::vector<py::array> exp_avg_sqs, std::vector<int64_t> steps, double lr, double beta1, double beta2,
+         double eps, double weight_decay, bool bias_correction, int mode) {
+        const size_t n = params.size();
+        if (grads.size() != n || exp_avgs.size() != n || exp_avg_sqs.size() != n || steps.size() != n)
+          throw py::value_error("FusedAdam: params, grads, exp_avgs, exp_avg_sqs and steps differ in length");
+        if (mode < 0 || mode > 2) throw py::value_error("FusedAdam: adam_w_mode must be 0, 1 or 2");
+        AdamHyper h{lr, beta1, beta2, eps, weight_decay, bias_correction, AdamMode(mode)};
+        std::vector<AdamTensor> tensors(n);
+        for (size_t i = 0; i < n; ++i) {
+          const int64_t count = int64_t(params[i].size());
+          if (steps[i] < 1) throw py::value_error("FusedAdam: a step count below 1");
+          tensors[i] = AdamTensor{adam_buffer(params[i], count, false, "a parameter"),
+                                  adam_buffer(grads[i], count, true, "a gradient"),
+                                  adam_buffer(exp_avgs[i], count, false, "exp_avg"),
+                                  adam_buffer(exp_avg_sqs[i], count, false, "exp_avg_sq"), count, steps[i]};
+        }
+        py::gil_scoped_release unlocked;
+        fused_adam_step(h, tensors);
+      },
+      py::arg("params"), py::arg("grads"), py::arg("exp_avgs"), py::arg("exp_avg_sqs"), py::arg("steps"),
+      py::arg("lr"), py::arg("beta1"), py::arg("beta2"), py::arg("eps"), py::arg("weight_decay"),
+      py::arg("bias_correction"), py::arg("mode"),
+      "One Adam step of every parameter in place (kernels/adam_update.h), for onyx.training.optim.FusedAdam.");
   register_state(m);
   register_module(m);
   m.def(

@@ -9,18 +9,14 @@
 // attributes beta1 (0.9), beta2 (0.999), epsilon (1e-6), weight_decay (0): onnxruntime's
 // training defaults. The scalars are computed in float64 once per call; each element is read
 // before its output is written, so outputs may share memory with their inputs (an optimizer
-// step bound in place).
-// No contraction into FMAs in the AVX2/AVX-512 clones, so that every clone rounds as
-// PyTorch's separate operations do. (CMakeLists.txt builds this file without math errno, so
-// that the loop's square roots vectorise.)
-#pragma GCC optimize("fp-contract=off")
+// step bound in place). The arithmetic is kernels/adam_update.h's (PyTorch's AdamW form).
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
 
 #include "core/parallel.h"
+#include "kernels/adam_update.h"
 #include "kernels/kernel.h"
-#include "kernels/target_clones.h"
 
 namespace onyx {
 namespace {
@@ -34,29 +30,6 @@ double intended(float f) {
   if (ec != std::errc()) return double(f);
   *end = '\0';
   return std::strtod(buf, nullptr);
-}
-
-struct AdamWConstants {
-  float decay, step_size, bc2_sqrt, b2, eps, one_b1, one_b2;
-};
-
-// One AdamW step over n elements (outputs may be the inputs: each element is read before it
-// is written).
-ONYX_TARGET_CLONES void adamw_span(const AdamWConstants& k, const float* px, const float* pg, const float* pm,
-                                   const float* pv, float* ox, float* om, float* ov, int64_t n) {
-  // Outputs alias inputs only element for element (in place): no dependence between elements.
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC ivdep
-#endif
-  for (int64_t i = 0; i < n; ++i) {
-    const float g = pg[i];
-    const float m = pm[i] + k.one_b1 * (g - pm[i]);  // PyTorch's lerp toward g
-    const float v = k.b2 * pv[i] + k.one_b2 * (g * g);
-    const float xd = px[i] * k.decay;
-    om[i] = m;
-    ov[i] = v;
-    ox[i] = xd - k.step_size * (m / (std::sqrt(v) / k.bc2_sqrt + k.eps));
-  }
 }
 
 class AdamWKernel final : public Kernel {
@@ -91,10 +64,13 @@ class AdamWKernel final : public Kernel {
     ONYX_ASSIGN_OR_RETURN(Tensor * x_new, ctx.allocate_output_uninitialized(0, DataType::kFloat, x.shape()));
     ONYX_ASSIGN_OR_RETURN(Tensor * m_new, ctx.allocate_output_uninitialized(1, DataType::kFloat, x.shape()));
     ONYX_ASSIGN_OR_RETURN(Tensor * v_new, ctx.allocate_output_uninitialized(2, DataType::kFloat, x.shape()));
-    const float decay = float(1.0 - lr * weight_decay_);
-    const float step_size = float(lr / (1.0 - std::pow(beta1_, double(step))));
-    const float bc2_sqrt = float(std::sqrt(1.0 - std::pow(beta2_, double(step))));
-    const float b2 = float(beta2_), eps = float(epsilon_), one_b1 = float(1.0 - beta1_), one_b2 = float(1.0 - beta2_);
+    AdamHyper hyper;
+    hyper.lr = lr;
+    hyper.beta1 = beta1_;
+    hyper.beta2 = beta2_;
+    hyper.eps = epsilon_;
+    hyper.weight_decay = weight_decay_;
+    const AdamConstants k = adam_constants(hyper, step);
     const float* px = x.data<float>();
     const float* pg = ctx.input(3).data<float>();
     const float* pm = ctx.input(4).data<float>();
@@ -102,9 +78,8 @@ class AdamWKernel final : public Kernel {
     float* ox = x_new->data<float>();
     float* om = m_new->data<float>();
     float* ov = v_new->data<float>();
-    const AdamWConstants k{decay, step_size, bc2_sqrt, b2, eps, one_b1, one_b2};
     parallel_for(x.numel(), 16384, [&](int64_t begin, int64_t end) {
-      adamw_span(k, px + begin, pg + begin, pm + begin, pv + begin, ox + begin, om + begin, ov + begin, end - begin);
+      adam_span(k, px + begin, pg + begin, pm + begin, pv + begin, ox + begin, om + begin, ov + begin, end - begin);
     });
     return Status::Ok();
   }
