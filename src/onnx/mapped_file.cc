@@ -39,6 +39,17 @@ void release_mapped_pages(const void* data, size_t size) {
   if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_DONTNEED);
 }
 
+void populate_pages(const void* data, size_t size, bool for_write) {
+#ifndef MADV_POPULATE_READ  // Linux 5.14; older kernels answer EINVAL and the pages fault in as before
+#define MADV_POPULATE_READ 22
+#define MADV_POPULATE_WRITE 23
+#endif
+  static const uintptr_t page = uintptr_t(::sysconf(_SC_PAGESIZE));
+  const uintptr_t begin = reinterpret_cast<uintptr_t>(data) / page * page;
+  const uintptr_t end = (reinterpret_cast<uintptr_t>(data) + size + page - 1) / page * page;
+  if (size > 0) ::madvise(reinterpret_cast<void*>(begin), end - begin, for_write ? MADV_POPULATE_WRITE : MADV_POPULATE_READ);
+}
+
 MappedFile::~MappedFile() {
   if (data_ && size_) ::munmap(data_, size_);
 }

@@ -28,4 +28,10 @@ class MappedFile {
 // memory, for a weight whose bytes a kernel has copied into a layout of its own.
 void release_mapped_pages(const void* data, size_t size);
 
+// Faults in the whole pages of [data, data + size) in one call (MADV_POPULATE_READ for a file
+// mapping about to be read, MADV_POPULATE_WRITE for fresh memory about to be written) rather
+// than a trap per page as a copy reaches them. Contents are unchanged; a kernel without these
+// advices ignores them.
+void populate_pages(const void* data, size_t size, bool for_write);
+
 }  // namespace onyx::onnx_format
