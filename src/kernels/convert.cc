@@ -1,5 +1,6 @@
 #include "kernels/convert.h"
 
+#include "kernels/half_convert.h"
 #include <cctype>
 #include <charconv>
 #include <cmath>
@@ -12,6 +13,7 @@
 
 #include "core/parallel.h"
 #include "kernels/dispatch.h"
+#include "kernels/half_convert.h"
 
 namespace onyx {
 namespace {
@@ -276,6 +278,14 @@ Status convert_elements(const Tensor& in, Tensor& out) {
         for (int64_t i = 0; i < n; ++i) dst[i] = format_element(src[i]);
       } else if constexpr (std::is_same_v<To, From>) {
         if (n > 0) std::memcpy(dst, src, size_t(n) * sizeof(To));
+      } else if constexpr (std::is_same_v<From, Float16> && std::is_same_v<To, float>) {
+        parallel_for(n, kConvertGrain, [&](int64_t begin, int64_t stop) {
+          half_to_float(reinterpret_cast<const uint16_t*>(src) + begin, dst + begin, stop - begin);
+        });
+      } else if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Float16>) {
+        parallel_for(n, kConvertGrain, [&](int64_t begin, int64_t stop) {
+          float_to_half(src + begin, reinterpret_cast<uint16_t*>(dst) + begin, stop - begin);
+        });
       } else {
         parallel_for(n, kConvertGrain, [&](int64_t begin, int64_t stop) {
           for (int64_t i = begin; i < stop; ++i) dst[i] = convert_number<To>(src[i]);

@@ -5,6 +5,7 @@
 
 #include "core/parallel.h"
 #include "kernels/dispatch.h"
+#include "kernels/half_convert.h"
 #include "kernels/expand_to.h"
 #include "kernels/target_clones.h"
 
@@ -91,12 +92,12 @@ Status gelu_compute(KernelContext& ctx, GeluKind kind, const Tensor& x_in, const
       parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
         const size_t width = static_cast<size_t>(cols);
         std::vector<float> xf(width), bf(b ? width : 0), yf(width);
-        for (int64_t j = 0; b && j < cols; ++j) bf[size_t(j)] = float(b[j]);
+        if (b) half_to_float(reinterpret_cast<const uint16_t*>(b), bf.data(), cols);
         for (int64_t r = r0; r < r1; ++r) {
           const int64_t len = std::min(cols, n - r * cols);
-          for (int64_t j = 0; j < len; ++j) xf[size_t(j)] = float(in[r * cols + j]);
+          half_to_float(reinterpret_cast<const uint16_t*>(in + r * cols), xf.data(), len);
           gelu_row(kind, xf.data(), b ? bf.data() : nullptr, yf.data(), len);
-          for (int64_t j = 0; j < len; ++j) out[r * cols + j] = Float16(yf[size_t(j)]);
+          float_to_half(yf.data(), reinterpret_cast<uint16_t*>(out + r * cols), len);
         }
       });
     } else {

@@ -7,8 +7,9 @@ import itertools
 
 import numpy as np
 from onnx import TensorProto as TP
+from onnx import helper
 
-from kcase import Writer
+from kcase import Writer, model, to_proto, value_info
 
 w = Writer()
 rng = np.random.default_rng(303)
@@ -365,4 +366,15 @@ w.case("qlinear_conv_per_channel", "QLinearConv",
        [("x", x), ("xs", np.array(0.02, np.float32)), ("xz", np.array(7, np.uint8)), ("w", wq), ("ws", ws), ("wz", wz),
         ("ys", np.array(0.5, np.float32)), ("yz", np.array(3, np.int8)), ("b", bias)],
        [("y", np.clip(np.rint(real) + 3, -128, 127).astype(np.int8))], opset=10, strides=[2, 1], pads=[1, 1, 0, 1], group=2)
+# MatMul in float16 (last, so the cases above keep their random draws): the float32 product of
+# the widened operands, rounded once (B an input, and B an initializer, which the kernel widens
+# and packs once).
+for i, (sa, sb) in enumerate([((3,), (3, 4)), ((2, 1, 3, 40), (5, 40, 2)), ((1, 70, 300), (300, 65))]):
+    a, b = (rnd(*sa) / np.sqrt(sa[-1])).astype(np.float16), rnd(*sb).astype(np.float16)
+    y = np.matmul(a.astype(np.float64), b.astype(np.float64)).astype(np.float16)
+    w.case(f"matmul_f16_{i}", "MatMul", [("a", a), ("b", b)], [("y", y)], opset=13)
+    if len(sb) == 2:
+        m = model([helper.make_node("MatMul", ["a", "b"], ["y"])], [value_info("a", a)], [value_info("y", y)],
+                  opset=13, initializers=[to_proto(b, "b")])
+        w.model_case(f"matmul_f16_{i}_constant_b", m, [a], [y])
 w.done()

@@ -17,6 +17,7 @@
 #include "core/parallel.h"
 #include "kernels/dispatch.h"
 #include "kernels/expand_to.h"
+#include "kernels/half_convert.h"
 #include "kernels/kernel.h"
 #include "kernels/layer_norm_rows.h"
 #include "kernels/target_clones.h"
@@ -144,25 +145,24 @@ class SkipLayerNormalizationKernel final : public Kernel {
         parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
           const size_t h = size_t(hidden);
           std::vector<float> xf(h), sf(h), v(h), g(h), b(bp ? h : 0), bi(biasp ? h : 0);
-          for (size_t j = 0; j < h; ++j) {
-            g[j] = float(gp[j]);
-            if (bp) b[j] = float(bp[j]);
-            if (biasp) bi[j] = float(biasp[j]);
-          }
+          auto widen = [](const T* from, float* to, int64_t count) {
+            half_to_float(reinterpret_cast<const uint16_t*>(from), to, count);
+          };
+          auto narrow = [](const float* from, T* to, int64_t count) {
+            float_to_half(from, reinterpret_cast<uint16_t*>(to), count);
+          };
+          widen(gp, g.data(), hidden);
+          if (bp) widen(bp, b.data(), hidden);
+          if (biasp) widen(biasp, bi.data(), hidden);
           for (int64_t r = r0; r < r1; ++r) {
-            const T* xr = xp + r * hidden;
-            const T* sr = sp + (r % skip_rows) * hidden;
-            for (size_t j = 0; j < h; ++j) {
-              xf[j] = float(xr[j]);
-              sf[j] = float(sr[j]);
-            }
+            widen(xp + r * hidden, xf.data(), hidden);
+            widen(sp + (r % skip_rows) * hidden, sf.data(), hidden);
             const float mean = add_row(xf.data(), sf.data(), biasp ? bi.data() : nullptr, v.data(), hidden) / float(hidden);
-            if (sump)
-              for (size_t j = 0; j < h; ++j) sump[size_t(r * hidden) + j] = Float16(v[j]);
+            if (sump) narrow(v.data(), sump + r * hidden, hidden);
             const float var = layer_norm::square_deviation(v.data(), mean, hidden) / float(hidden);
             const float inv = float(1.0 / std::sqrt(double(var) + eps));
             layer_norm::normalize(v.data(), mean, inv, g.data(), bp ? b.data() : nullptr, v.data(), hidden);
-            for (size_t j = 0; j < h; ++j) yp[size_t(r * hidden) + j] = Float16(v[j]);
+            narrow(v.data(), yp + r * hidden, hidden);
             stats(r, mean, inv);
           }
         });
