@@ -93,8 +93,10 @@ CudaArena::CudaArena(int device_id, cudaStream_t stream, size_t max_bytes) : sta
   state_->device_id = device_id;
   state_->stream = stream;
   state_->max_bytes = max_bytes;
-  // The pool keeps what is freed to it (release threshold: no limit) until trim(), so blocks
-  // that leave the cache come back from it without a trip to the driver's allocator.
+  // The pool keeps what is freed to it until trim(), so blocks that leave the cache come back
+  // from it without a trip to the driver's allocator; under a memory limit it keeps no more
+  // than the limit (its release threshold: what it holds at a synchronisation beyond that
+  // goes back to the driver).
   int supported = 0;
   if (cudaDeviceGetAttribute(&supported, cudaDevAttrMemoryPoolsSupported, device_id) == cudaSuccess && supported) {
     cudaMemPoolProps props{};
@@ -102,8 +104,8 @@ CudaArena::CudaArena(int device_id, cudaStream_t stream, size_t max_bytes) : sta
     props.location.type = cudaMemLocationTypeDevice;
     props.location.id = device_id;
     if (cudaMemPoolCreate(&state_->pool, &props) == cudaSuccess) {
-      uint64_t keep_all = UINT64_MAX;
-      cudaMemPoolSetAttribute(state_->pool, cudaMemPoolAttrReleaseThreshold, &keep_all);
+      uint64_t keep = max_bytes ? uint64_t(max_bytes) : UINT64_MAX;
+      cudaMemPoolSetAttribute(state_->pool, cudaMemPoolAttrReleaseThreshold, &keep);
     } else {
       state_->pool = nullptr;
     }

@@ -3,9 +3,10 @@
 // Requests are rounded up (to 512 bytes below 1 MiB, to 1 MiB above) and a released block
 // goes to a cache keyed by its rounded size, where the next request of that size takes it.
 // A miss takes a block from the arena's own stream-ordered CUDA memory pool, which keeps
-// the memory given back to it until trim(): a block leaving the cache goes back there with
-// cudaFreeAsync, so neither waits for the device (cudaFree would, on every miss of a model
-// whose tensors come in many sizes, as convolution networks' do).
+// the memory given back to it until trim() (under a memory limit, no more than the limit):
+// a block leaving the cache goes back there with cudaFreeAsync, so neither waits for the
+// device (cudaFree would, on every miss of a model whose tensors come in many sizes, as
+// convolution networks' do).
 // Blocks are released when the last tensor over them dies; the stream orders every use, so a
 // block reused by a later kernel on the same stream is safe without waiting. Bounded: the
 // cache keeps at most twice the most bytes ever in use at once, and with a memory limit,
