@@ -4,8 +4,9 @@
 //   com.microsoft FastGelu(MatMul(A, W), bias) -> FusedMatMulBias(A, W, bias, activation "FastGelu")
 // so oneDNN adds the bias and applies the GELU as the product's epilogue instead of a pass over
 // Y each. BiasGelu (the erf form) stays: oneDNN's erf epilogue cost as much as the separate
-// pass it saves (BERT's 128x768x3072 product, 1 thread: 3.79 against 3.77 ms). Where W is a 2-D float32 constant [K, N], bias a 1-D float32 constant [N], A float32
-// of a known rank of 2 or more, and the product is read by that node alone (not a graph output).
+// pass it saves (BERT's 128x768x3072 product, 1 thread: 3.79 against 3.77 ms).
+// Where W is a 2-D float32 constant [K, N], bias a 1-D float32 constant [N], A float32 of a
+// known rank of 2 or more, and the product is read by that node alone (not a graph output).
 // Runs after the fuse phase, whose bias_gelu_fusion folds the bias Add into FastGelu/BiasGelu.
 #include "optimizer/fusions/fusion_util.h"
 #include "optimizer/pass.h"
