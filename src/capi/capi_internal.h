@@ -94,11 +94,29 @@ struct OrtTensorTypeAndShapeInfo {
   ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
   std::vector<int64_t> dims;          // -1 where unknown
   std::vector<std::string> symbols;   // per dim: its dim_param, or ""
+  bool has_shape = true;              // false where not even the rank is known
+};
+
+// The parts of a sequence's, an optional's and a map's type (CastTypeInfoTo*TypeInfo hands out
+// pointers to them inside their OrtTypeInfo; the nested types are shared, never changed).
+struct OrtSequenceTypeInfo {
+  std::shared_ptr<const OrtTypeInfo> element;
+};
+struct OrtOptionalTypeInfo {
+  std::shared_ptr<const OrtTypeInfo> contained;
+};
+struct OrtMapTypeInfo {
+  ONNXTensorElementDataType key = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  std::shared_ptr<const OrtTypeInfo> value;
 };
 
 struct OrtTypeInfo {
   ONNXType kind = ONNX_TYPE_UNKNOWN;
   OrtTensorTypeAndShapeInfo tensor;  // for ONNX_TYPE_TENSOR
+  OrtSequenceTypeInfo sequence;      // for ONNX_TYPE_SEQUENCE
+  OrtOptionalTypeInfo optional;      // for ONNX_TYPE_OPTIONAL
+  OrtMapTypeInfo map;                // for ONNX_TYPE_MAP
+  std::string denotation;            // the type's denotation ("" when none)
 };
 
 namespace onyx::capi {
@@ -127,8 +145,11 @@ OrtStatus* guarded(const char* call, Body&& body) noexcept {
 #define ONYX_CAPI_REQUIRE(p, call) \
   if ((p) == nullptr) return ::onyx::capi::make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": " #p " is null")
 
-// A type and shape from a static type (kUndefined / -1 where unknown).
+// A type and shape from a static type (kUndefined / -1 where unknown), nested types included.
 OrtTypeInfo type_info_of(const ir::TypeInfo& type);
+// The type of a value: a tensor's type and shape, a sequence's element type (shape unknown), a
+// map's key and value types; an empty optional as ONNX_TYPE_OPTIONAL of an unknown type.
+OrtTypeInfo type_info_of_value(const Value& value);
 OrtTensorTypeAndShapeInfo tensor_info_of(const Tensor& t);
 
 // The process's default CPU allocator (GetAllocatorWithDefaultOptions): strings handed to the

@@ -176,4 +176,62 @@ OrtStatus* ORT_API_CALL AddRunConfigEntry(OrtRunOptions* options, const char* co
   });
 }
 
+OrtStatus* ORT_API_CALL HasSessionConfigEntry(const OrtSessionOptions* options, const char* config_key, int* out) {
+  ONYX_CAPI_REQUIRE(options, "HasSessionConfigEntry");
+  ONYX_CAPI_REQUIRE(config_key, "HasSessionConfigEntry");
+  ONYX_CAPI_REQUIRE(out, "HasSessionConfigEntry");
+  *out = options->config.count(config_key) ? 1 : 0;
+  return nullptr;
+}
+
+// The value, NUL-terminated, into the caller's `size` bytes. A null config_value asks for the
+// size only; a buffer too small gets INVALID_ARGUMENT with *size the bytes needed.
+OrtStatus* ORT_API_CALL GetSessionConfigEntry(const OrtSessionOptions* options, const char* config_key,
+                                              char* config_value, size_t* size) {
+  return guarded("GetSessionConfigEntry", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(options, "GetSessionConfigEntry");
+    ONYX_CAPI_REQUIRE(config_key, "GetSessionConfigEntry");
+    ONYX_CAPI_REQUIRE(size, "GetSessionConfigEntry");
+    auto it = options->config.find(config_key);
+    if (it == options->config.end())
+      return make_status(ORT_INVALID_ARGUMENT, std::string("GetSessionConfigEntry: no entry '") + config_key + "'");
+    const size_t needed = it->second.size() + 1;
+    if (!config_value) {
+      *size = needed;
+      return nullptr;
+    }
+    if (*size < needed) {
+      const size_t given = *size;
+      *size = needed;
+      return make_status(ORT_INVALID_ARGUMENT, "GetSessionConfigEntry: the buffer holds " + std::to_string(given) +
+                                                   " bytes, the value needs " + std::to_string(needed));
+    }
+    std::memcpy(config_value, it->second.c_str(), needed);
+    *size = needed;
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL GetSessionOptionsConfigEntries(const OrtSessionOptions* options, OrtKeyValuePairs** out) {
+  return guarded("GetSessionOptionsConfigEntries", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(options, "GetSessionOptionsConfigEntries");
+    ONYX_CAPI_REQUIRE(out, "GetSessionOptionsConfigEntries");
+    auto pairs = std::make_unique<OrtKeyValuePairs>();
+    for (const auto& [key, value] : options->config) {
+      pairs->keys.push_back(key);
+      pairs->values.push_back(value);
+    }
+    pairs->refresh();
+    *out = pairs.release();
+    return nullptr;
+  });
+}
+
+// The run's entry for the key, or null; valid until the entry changes or the options go.
+const char* ORT_API_CALL GetRunConfigEntry(const OrtRunOptions* options, const char* config_key) {
+  if (!options || !config_key) return nullptr;
+  auto it = options->core.config.find(config_key);
+  return it == options->core.config.end() ? nullptr : it->second.c_str();
+}
+
 }  // namespace onyx::capi

@@ -72,6 +72,14 @@ OrtStatus* ORT_API_CALL CreateEnvWithCustomLogger(OrtLoggingFunction logging_fun
   });
 }
 
+OrtStatus* ORT_API_CALL UpdateEnvWithCustomLogLevel(OrtEnv* env, OrtLoggingLevel level) {
+  ONYX_CAPI_REQUIRE(env, "UpdateEnvWithCustomLogLevel");
+  if (int(level) < ORT_LOGGING_LEVEL_VERBOSE || int(level) > ORT_LOGGING_LEVEL_FATAL)
+    return make_status(ORT_INVALID_ARGUMENT, "UpdateEnvWithCustomLogLevel: level " + std::to_string(int(level)));
+  env->level = level;
+  return nullptr;
+}
+
 void ORT_API_CALL ReleaseEnv(OrtEnv* env) {
   if (env && env->owns_log_sink) set_log_sink(nullptr);  // back to stderr
   delete env;

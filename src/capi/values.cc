@@ -47,21 +47,71 @@ const Tensor* tensor_of(const OrtValue* value) { return value && value->value.is
 
 OrtTypeInfo type_info_of(const ir::TypeInfo& type) {
   OrtTypeInfo info;
+  // A nested type, or an unknown one where the model leaves it out.
+  auto inner = [&]() {
+    return std::make_shared<const OrtTypeInfo>(type.inner ? type_info_of(*type.inner) : OrtTypeInfo{});
+  };
   switch (type.kind) {
-    case ir::TypeInfo::Kind::kTensor: info.kind = ONNX_TYPE_TENSOR; break;
-    case ir::TypeInfo::Kind::kSequence: info.kind = ONNX_TYPE_SEQUENCE; break;
-    case ir::TypeInfo::Kind::kMap: info.kind = ONNX_TYPE_MAP; break;
-    case ir::TypeInfo::Kind::kOptional: info.kind = ONNX_TYPE_OPTIONAL; break;
-    default: info.kind = ONNX_TYPE_UNKNOWN; break;
-  }
-  if (type.kind == ir::TypeInfo::Kind::kTensor) {
-    info.tensor.type = element_type_of(type.elem_type);
-    if (type.shape.has_rank) {
+    case ir::TypeInfo::Kind::kTensor:
+      info.kind = ONNX_TYPE_TENSOR;
+      info.tensor.type = element_type_of(type.elem_type);
+      info.tensor.has_shape = type.shape.has_rank;
       for (const Dim& d : type.shape.dims) {
         info.tensor.dims.push_back(d.value ? *d.value : -1);
         info.tensor.symbols.push_back(d.value ? "" : d.symbol);
       }
+      break;
+    case ir::TypeInfo::Kind::kSequence:
+      info.kind = ONNX_TYPE_SEQUENCE;
+      info.sequence.element = inner();
+      break;
+    case ir::TypeInfo::Kind::kOptional:
+      info.kind = ONNX_TYPE_OPTIONAL;
+      info.optional.contained = inner();
+      break;
+    case ir::TypeInfo::Kind::kMap:
+      info.kind = ONNX_TYPE_MAP;
+      info.map.key = element_type_of(type.elem_type);
+      info.map.value = inner();
+      break;
+    default: info.kind = ONNX_TYPE_UNKNOWN; break;
+  }
+  return info;
+}
+
+OrtTypeInfo type_info_of_value(const Value& value) {
+  OrtTypeInfo info;
+  auto tensor_type = [](const OrtTensorTypeAndShapeInfo& t) {
+    auto nested = std::make_shared<OrtTypeInfo>();
+    nested->kind = ONNX_TYPE_TENSOR;
+    nested->tensor = t;
+    return std::shared_ptr<const OrtTypeInfo>(std::move(nested));
+  };
+  switch (value.kind()) {
+    case Value::Kind::kTensor:
+      info.kind = ONNX_TYPE_TENSOR;
+      info.tensor = tensor_info_of(value.tensor());
+      break;
+    case Value::Kind::kSequence: {  // the element type (a sequence's tensors may differ in shape)
+      OrtTensorTypeAndShapeInfo element;
+      element.type = element_type_of(value.sequence_elem_type());
+      element.has_shape = false;
+      info.kind = ONNX_TYPE_SEQUENCE;
+      info.sequence.element = tensor_type(element);
+      break;
     }
+    case Value::Kind::kMap: {
+      OrtTensorTypeAndShapeInfo element;  // each value of a map is one scalar of this type
+      element.type = element_type_of(value.map_values().dtype());
+      info.kind = ONNX_TYPE_MAP;
+      info.map.key = element_type_of(value.map_keys().dtype());
+      info.map.value = tensor_type(element);
+      break;
+    }
+    case Value::Kind::kNone:  // an optional without a value: what it would hold is not known
+      info.kind = ONNX_TYPE_OPTIONAL;
+      info.optional.contained = std::make_shared<const OrtTypeInfo>();
+      break;
   }
   return info;
 }
@@ -161,12 +211,7 @@ OrtStatus* ORT_API_CALL GetTypeInfo(const OrtValue* value, OrtTypeInfo** out) {
   return guarded("GetTypeInfo", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(value, "GetTypeInfo");
     ONYX_CAPI_REQUIRE(out, "GetTypeInfo");
-    const Tensor* t = tensor_of(value);
-    if (!t) return not_implemented("GetTypeInfo of a value that is not a tensor");
-    auto info = std::make_unique<OrtTypeInfo>();
-    info->kind = ONNX_TYPE_TENSOR;
-    info->tensor = tensor_info_of(*t);
-    *out = info.release();
+    *out = new OrtTypeInfo(type_info_of_value(value->value));
     return nullptr;
   });
 }
@@ -290,6 +335,53 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAsOrtValue(const OrtMemoryInfo* info
     *out = new OrtValue{Value(std::move(t).value())};
     return nullptr;
   });
+}
+
+// As CreateTensorWithDataAsOrtValue, and the value owns the memory: when the last reference
+// to it goes, `deleter`'s Free takes p_data back.
+OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValue(OrtAllocator* deleter, void* p_data, size_t p_data_len,
+                                                                 const int64_t* shape, size_t shape_len,
+                                                                 ONNXTensorElementDataType type, OrtValue** out) {
+  return guarded("CreateTensorWithDataAndDeleterAsOrtValue", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(deleter, "CreateTensorWithDataAndDeleterAsOrtValue");
+    ONYX_CAPI_REQUIRE(out, "CreateTensorWithDataAndDeleterAsOrtValue");
+    if (!deleter->Free) return make_status(ORT_INVALID_ARGUMENT, "CreateTensorWithDataAndDeleterAsOrtValue: the deleter has no Free");
+    if (!known_element_type(type) || type == ONNX_TENSOR_ELEMENT_DATA_TYPE_STRING)
+      return make_status(ORT_NOT_IMPLEMENTED, "CreateTensorWithDataAndDeleterAsOrtValue: element type " +
+                                                  std::to_string(int(type)) + " is not supported by onyx's C API yet");
+    Shape dims;
+    if (OrtStatus* bad = shape_from(shape, shape_len, dims, "CreateTensorWithDataAndDeleterAsOrtValue")) return bad;
+    auto checked = Tensor::borrow(DataType(int(type)), dims, p_data, p_data_len);  // the same checks of size
+    if (!checked.ok()) return to_ort_status(checked.status());
+    std::shared_ptr<void> owner(p_data, [deleter](void* p) { deleter->Free(deleter, p); });
+    *out = new OrtValue{Value(Tensor(DataType(int(type)), dims, std::make_shared<Buffer>(p_data, p_data_len, owner)))};
+    return nullptr;
+  });
+}
+
+OrtStatus* ORT_API_CALL GetTensorSizeInBytes(const OrtValue* value, size_t* size) {
+  ONYX_CAPI_REQUIRE(size, "GetTensorSizeInBytes");
+  const Tensor* t = tensor_of(value);
+  if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorSizeInBytes: the value is not a tensor");
+  if (t->dtype() == DataType::kString)
+    return make_status(ORT_INVALID_ARGUMENT, "GetTensorSizeInBytes: a string tensor (use GetStringTensorDataLength)");
+  *size = t->nbytes();
+  return nullptr;
+}
+
+// The element type and the shape, by reference into the value (valid while it lives).
+OrtStatus* ORT_API_CALL GetTensorElementTypeAndShapeDataReference(const OrtValue* value,
+                                                                  ONNXTensorElementDataType* elem_type,
+                                                                  const int64_t** shape_data, size_t* shape_data_count) {
+  ONYX_CAPI_REQUIRE(elem_type, "GetTensorElementTypeAndShapeDataReference");
+  ONYX_CAPI_REQUIRE(shape_data, "GetTensorElementTypeAndShapeDataReference");
+  ONYX_CAPI_REQUIRE(shape_data_count, "GetTensorElementTypeAndShapeDataReference");
+  const Tensor* t = tensor_of(value);
+  if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorElementTypeAndShapeDataReference: the value is not a tensor");
+  *elem_type = element_type_of(t->dtype());
+  *shape_data = t->shape().data();
+  *shape_data_count = t->shape().size();
+  return nullptr;
 }
 
 OrtStatus* ORT_API_CALL IsTensor(const OrtValue* value, int* out) {
