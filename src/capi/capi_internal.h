@@ -21,10 +21,21 @@ struct OrtStatus {
   std::string message;
 };
 
+// The "global thread pools" of CreateEnvWithGlobalThreadPools. onyx's intra-op threads are one
+// OpenMP team per process already; a session that DisablePerSessionThreads takes these counts
+// and modes from its environment instead of from its own options.
+struct OrtThreadingOptions {
+  int intra_op_threads = 0;  // 0: one per core
+  int inter_op_threads = 0;
+  bool allow_spinning = true;
+  bool denormal_as_zero = false;
+};
+
 struct OrtEnv {
   OrtLoggingLevel level = ORT_LOGGING_LEVEL_WARNING;
   std::string log_id;
   bool owns_log_sink = false;  // CreateEnvWithCustomLogger routed onyx's messages to the caller
+  std::shared_ptr<const OrtThreadingOptions> global_threads;  // CreateEnvWithGlobalThreadPools
 };
 
 // Ordered string pairs (CreateKeyValuePairs ...): the pointer arrays GetKeyValuePairs hands out
@@ -55,6 +66,7 @@ struct OrtSessionOptions {
   std::map<std::string, std::string> config;  // AddSessionConfigEntry; applied when a session is made
   std::string log_id;
   int log_verbosity = 0;  // SetSessionLogVerbosityLevel: stored, as ORT only uses it for VLOG builds
+  bool per_session_threads = true;  // false after DisablePerSessionThreads: the environment's
   // AddCustomOpDomain's domains and the custom-op libraries RegisterCustomOpsLibrary(_V2)
   // opened: turned into core.custom_kernels when a session is made (custom_ops.h).
   std::vector<std::shared_ptr<onyx::capi::CustomOpDomainState>> custom_domains;

@@ -32,10 +32,18 @@ OrtStatus* name_at(const std::vector<std::string>& names, size_t index, OrtAlloc
 
 // The options a session is made with: the config entries applied, the custom-op domains
 // turned into kernels.
-Result<SessionOptions> resolved(const OrtSessionOptions* options) {
+Result<SessionOptions> resolved(const OrtEnv* env, const OrtSessionOptions* options) {
   if (!options) return SessionOptions();
   SessionOptions s = options->core;
   apply_session_config(options->config, s);
+  if (!options->per_session_threads) {  // DisablePerSessionThreads: the environment's threads
+    if (!env || !env->global_threads)
+      return invalid_argument("the session options disable per-session threads, but the environment has no global "
+                              "thread pools (make it with CreateEnvWithGlobalThreadPools)");
+    s.intra_op_threads = env->global_threads->intra_op_threads;
+    s.inter_op_threads = env->global_threads->inter_op_threads;
+    s.denormal_as_zero = s.denormal_as_zero || env->global_threads->denormal_as_zero;
+  }
   ONYX_ASSIGN_OR_RETURN(s.custom_kernels, custom_kernels_of(*options, options->config, s.log_level));
   return s;
 }
@@ -158,7 +166,7 @@ OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* model_
     ONYX_CAPI_REQUIRE(env, "CreateSession");
     ONYX_CAPI_REQUIRE(model_path, "CreateSession");
     ONYX_CAPI_REQUIRE(out, "CreateSession");
-    auto settings = resolved(options);
+    auto settings = resolved(env, options);
     if (!settings.ok()) return to_ort_status(settings.status());
     auto loaded = Session::load_file(model_path, *settings);
     if (!loaded.ok())  // ORT's wording, which its bindings' users match on, then onyx's reason
@@ -174,7 +182,7 @@ OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* mo
     ONYX_CAPI_REQUIRE(env, "CreateSessionFromArray");
     if (!model_data) return make_status(ORT_INVALID_ARGUMENT, "Model data pointer is null.");
     ONYX_CAPI_REQUIRE(out, "CreateSessionFromArray");
-    auto settings = resolved(options);
+    auto settings = resolved(env, options);
     if (!settings.ok()) return to_ort_status(settings.status());
     return finish_session(Session::load_bytes(model_data, model_data_length, *settings), out);
   });

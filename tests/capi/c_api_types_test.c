@@ -7,8 +7,12 @@
  *   as pairs, GetRunConfigEntry;
  *   CreateTensorWithDataAndDeleterAsOrtValue (the deleter's Free runs once, when the value
  *   goes), GetTensorSizeInBytes, GetTensorElementTypeAndShapeDataReference, HasShape;
- *   UpdateEnvWithCustomLogLevel.
+ *   UpdateEnvWithCustomLogLevel;
+ *   global threads: a session that disables its own takes the environment's, and without an
+ *   environment that has them its creation fails;
+ *   the CUDA provider's options in both forms (appended; no session is made, so no GPU needed).
  * Usage: c_api_types_test typed_io.onnx */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -250,6 +254,63 @@ static void values_by_deleter_and_reference(void) {
   }
 }
 
+static void global_threads(const char* model) {
+  OrtThreadingOptions* threads = NULL;
+  OrtEnv* global = NULL;
+  OrtEnv* plain = NULL;
+  OrtSessionOptions* options = NULL;
+  OrtSession* session = NULL;
+  if (!ok(api->CreateThreadingOptions(&threads), "CreateThreadingOptions")) return;
+  ok(api->SetGlobalIntraOpNumThreads(threads, 1), "SetGlobalIntraOpNumThreads");
+  ok(api->SetGlobalInterOpNumThreads(threads, 1), "SetGlobalInterOpNumThreads");
+  ok(api->SetGlobalSpinControl(threads, 0), "SetGlobalSpinControl");
+  CHECK(code_of(api->SetGlobalSpinControl(threads, 2)) == ORT_INVALID_ARGUMENT);
+  CHECK(code_of(api->SetGlobalIntraOpNumThreads(threads, -1)) == ORT_INVALID_ARGUMENT);
+  ok(api->SetGlobalDenormalAsZero(threads), "SetGlobalDenormalAsZero");
+  ok(api->CreateEnvWithGlobalThreadPools(ORT_LOGGING_LEVEL_WARNING, "global", threads, &global),
+     "CreateEnvWithGlobalThreadPools");
+  api->ReleaseThreadingOptions(threads); /* the environment keeps its own copy */
+  ok(api->CreateEnv(ORT_LOGGING_LEVEL_WARNING, "plain", &plain), "CreateEnv");
+  ok(api->CreateSessionOptions(&options), "CreateSessionOptions");
+  ok(api->DisablePerSessionThreads(options), "DisablePerSessionThreads");
+  if (global && ok(api->CreateSession(global, model, options, &session), "CreateSession (global threads)"))
+    api->ReleaseSession(session);
+  session = NULL;
+  if (plain) CHECK(code_of(api->CreateSession(plain, model, options, &session)) == ORT_INVALID_ARGUMENT);
+  CHECK(session == NULL);
+  api->ReleaseSessionOptions(options);
+  if (global) api->ReleaseEnv(global);
+  if (plain) api->ReleaseEnv(plain);
+}
+
+static void cuda_options(void) {
+  OrtCUDAProviderOptionsV2* cuda = NULL;
+  OrtSessionOptions* options = NULL;
+  OrtAllocator* allocator = NULL;
+  char* text = NULL;
+  if (!ok(api->CreateCUDAProviderOptions(&cuda), "CreateCUDAProviderOptions")) return;
+  ok(api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions");
+  const char* keys[2] = {"gpu_mem_limit", "device_id"};
+  const char* values[2] = {"1048576", "0"};
+  ok(api->UpdateCUDAProviderOptions(cuda, keys, values, 2), "UpdateCUDAProviderOptions");
+  const char* bad_keys[2] = {"enable_cuda_graph", NULL};
+  CHECK(code_of(api->UpdateCUDAProviderOptions(cuda, bad_keys, values, 2)) == ORT_INVALID_ARGUMENT);
+  if (ok(api->GetCUDAProviderOptionsAsString(cuda, allocator, &text), "GetCUDAProviderOptionsAsString")) {
+    CHECK(strcmp(text, "device_id=0;gpu_mem_limit=1048576") == 0); /* the failed update changed nothing */
+    api->AllocatorFree(allocator, text);
+  }
+  ok(api->CreateSessionOptions(&options), "CreateSessionOptions");
+  ok(api->SessionOptionsAppendExecutionProvider_CUDA_V2(options, cuda), "SessionOptionsAppendExecutionProvider_CUDA_V2");
+  OrtCUDAProviderOptions v1;
+  memset(&v1, 0, sizeof v1);
+  v1.gpu_mem_limit = SIZE_MAX;
+  ok(api->SessionOptionsAppendExecutionProvider_CUDA(options, &v1), "SessionOptionsAppendExecutionProvider_CUDA");
+  v1.has_user_compute_stream = 1;
+  CHECK(code_of(api->SessionOptionsAppendExecutionProvider_CUDA(options, &v1)) == ORT_NOT_IMPLEMENTED);
+  api->ReleaseSessionOptions(options);
+  api->ReleaseCUDAProviderOptions(cuda);
+}
+
 int main(int argc, char** argv) {
   if (argc < 2) {
     fprintf(stderr, "usage: c_api_types_test typed_io.onnx\n");
@@ -271,6 +332,8 @@ int main(int argc, char** argv) {
   value_types();
   config_entries();
   values_by_deleter_and_reference();
+  global_threads(argv[1]);
+  cuda_options();
   api->ReleaseEnv(env);
   if (failures) fprintf(stderr, "%d check(s) failed\n", failures);
   else printf("c_api_types_test: all checks passed\n");
