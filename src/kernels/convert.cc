@@ -280,11 +280,15 @@ Status convert_elements(const Tensor& in, Tensor& out) {
         if (n > 0) std::memcpy(dst, src, size_t(n) * sizeof(To));
       } else if constexpr (std::is_same_v<From, Float16> && std::is_same_v<To, float>) {
         parallel_for(n, kConvertGrain, [&](int64_t begin, int64_t stop) {
-          half_to_float(reinterpret_cast<const uint16_t*>(src) + begin, dst + begin, stop - begin);
+          // (casts that compile for every From and To: clang checks this branch's calls before it
+          // knows the types never reach it)
+          half_to_float(reinterpret_cast<const uint16_t*>(src) + begin, reinterpret_cast<float*>(dst) + begin,
+                        stop - begin);
         });
       } else if constexpr (std::is_same_v<From, float> && std::is_same_v<To, Float16>) {
         parallel_for(n, kConvertGrain, [&](int64_t begin, int64_t stop) {
-          float_to_half(src + begin, reinterpret_cast<uint16_t*>(dst) + begin, stop - begin);
+          float_to_half(reinterpret_cast<const float*>(src) + begin, reinterpret_cast<uint16_t*>(dst) + begin,
+                        stop - begin);
         });
       } else {
         parallel_for(n, kConvertGrain, [&](int64_t begin, int64_t stop) {

@@ -3,6 +3,7 @@
 #include "core/data_type.h"
 
 #if defined(__x86_64__)
+#include <cpuid.h>
 #include <immintrin.h>
 #endif
 
@@ -24,7 +25,13 @@ __attribute__((target("avx2,f16c"))) void float_to_half_f16c(const float* f, uin
   for (; i < n; ++i) h[i] = Float16::from_float(f[i]);
 }
 
-const bool kHasF16c = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
+// F16C from CPUID leaf 1 (clang 14's __builtin_cpu_supports does not know "f16c").
+bool cpu_has_f16c() {
+  unsigned a = 0, b = 0, c = 0, d = 0;
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & bit_F16C) != 0;
+}
+
+const bool kHasF16c = __builtin_cpu_supports("avx2") && cpu_has_f16c();
 #else
 constexpr bool kHasF16c = false;
 #endif
