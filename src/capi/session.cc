@@ -59,7 +59,7 @@ const ir::ValueInfo* info_named(const std::vector<ir::ValueInfo>& all, const std
 OrtStatus* ORT_API_CALL CreateEnv(OrtLoggingLevel level, const char* logid, OrtEnv** out) {
   return guarded("CreateEnv", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(out, "CreateEnv");
-    *out = new OrtEnv{level, logid ? logid : ""};
+    *out = new OrtEnv{level, logid ? logid : "", false, nullptr};
     return nullptr;
   });
 }
@@ -69,7 +69,7 @@ OrtStatus* ORT_API_CALL CreateEnvWithCustomLogger(OrtLoggingFunction logging_fun
   return guarded("CreateEnvWithCustomLogger", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(logging_function, "CreateEnvWithCustomLogger");
     ONYX_CAPI_REQUIRE(out, "CreateEnvWithCustomLogger");
-    auto env = std::make_unique<OrtEnv>(OrtEnv{level, logid ? logid : "", true});
+    auto env = std::make_unique<OrtEnv>(OrtEnv{level, logid ? logid : "", true, nullptr});
     const std::string id = env->log_id;
     // onyx's messages (at each session's threshold) go to the caller's function from now on.
     set_log_sink([logging_function, logger_param, id](LogLevel l, const std::string& message) {
@@ -82,9 +82,14 @@ OrtStatus* ORT_API_CALL CreateEnvWithCustomLogger(OrtLoggingFunction logging_fun
 
 OrtStatus* ORT_API_CALL UpdateEnvWithCustomLogLevel(OrtEnv* env, OrtLoggingLevel level) {
   ONYX_CAPI_REQUIRE(env, "UpdateEnvWithCustomLogLevel");
-  if (int(level) < ORT_LOGGING_LEVEL_VERBOSE || int(level) > ORT_LOGGING_LEVEL_FATAL)
-    return make_status(ORT_INVALID_ARGUMENT, "UpdateEnvWithCustomLogLevel: level " + std::to_string(int(level)));
-  env->level = level;
+  // A C caller may pass any int: its bits are read as one, never as the enum (outside the
+  // enum's values, reading it as the enum is undefined).
+  int raw = 0;
+  static_assert(sizeof raw == sizeof level);
+  std::memcpy(&raw, &level, sizeof raw);
+  if (raw < ORT_LOGGING_LEVEL_VERBOSE || raw > ORT_LOGGING_LEVEL_FATAL)
+    return make_status(ORT_INVALID_ARGUMENT, "UpdateEnvWithCustomLogLevel: level " + std::to_string(raw));
+  env->level = OrtLoggingLevel(raw);
   return nullptr;
 }
 

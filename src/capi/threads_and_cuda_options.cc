@@ -6,6 +6,7 @@
 // gpu_mem_limit and enable_cuda_graph and accepts ORT's other keys.
 #include <climits>
 #include <cstdint>
+#include <cstring>
 #include <map>
 
 #include "capi/capi_internal.h"
@@ -157,7 +158,9 @@ OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_CUDA(OrtSessionOpt
       return make_status(ORT_NOT_IMPLEMENTED, "SessionOptionsAppendExecutionProvider_CUDA: a user compute stream "
                                               "(onyx's CUDA provider runs on a stream of its own)");
     static const char* const kSearch[] = {"EXHAUSTIVE", "HEURISTIC", "DEFAULT"};
-    const int search = int(cuda_options->cudnn_conv_algo_search);
+    int search = 0;  // the caller's bits as an int (an enum read outside its values is undefined)
+    static_assert(sizeof search == sizeof cuda_options->cudnn_conv_algo_search);
+    std::memcpy(&search, &cuda_options->cudnn_conv_algo_search, sizeof search);
     std::map<std::string, std::string> kv = {
         {"device_id", std::to_string(cuda_options->device_id)},
         {"arena_extend_strategy", cuda_options->arena_extend_strategy == 1 ? "kSameAsRequested" : "kNextPowerOfTwo"},
