@@ -203,4 +203,14 @@ w.bad("matmul_nbits_bad_bits", "MatMulNBits",
       [("A", rng.standard_normal((2, 32)).astype(np.float32)), ("B", codes), ("scales", scales)],
       [("Y", TP.FLOAT)], "bits = 3", domain="com.microsoft", extra_opsets=MS, K=32, N=8, bits=3, block_size=16)
 
+# A prompt-sized product (20 rows) whose W is dequantised in several tiles (K = 1040 fits 112
+# columns in a tile: 3 tiles on one thread; on two, 4 tiles: three of 80 columns, one of 60), K ragged.
+codes, scales, zp, wq = nbits_weights(300, 1040, 4, 32, "packed")
+a = rng.standard_normal((20, 1040)).astype(np.float32)
+mdl = model([helper.make_node("MatMulNBits", ["A", "B", "scales", "zero_points"], ["Y"], domain="com.microsoft", K=1040,
+                              N=300, bits=4, block_size=32)],
+            [value_info("A", a)], [value_info("Y", np.zeros((20, 300), np.float32))],
+            initializers=[to_proto(codes, "B"), to_proto(scales, "scales"), to_proto(zp, "zero_points")], extra_opsets=MS)
+w.model_case("matmul_nbits_q4_tiled_prompt_b_constant", mdl, [a], [(a.astype(np.float64) @ wq.T).astype(np.float32)])
+
 w.done()

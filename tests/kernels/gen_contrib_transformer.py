@@ -536,4 +536,20 @@ w.bad("gqa_seqlens_beyond_total", "GroupQueryAttention",
       [("output", TP.FLOAT)], "does not fit total_sequence_length", domain="com.microsoft", extra_opsets=MS,
       num_heads=gnq, kv_num_heads=gnkv)
 
+# Prompts of 16 rows or more take the kernel's product path (rows in blocks of 16): a padded
+# packed prompt with rotary (40 rows, one item of 29), a chunk of 20 rows on a past, a window
+# with softcap and bias (no sink), and a non-causal prompt with its own scale.
+lb, ls = 2, 40
+long_q = rnd(lb, ls, (gnq + 2 * gnkv) * gh) * 0.5
+lcos, lsin = np.cos(rng.uniform(0, 3, (64, 3))).astype(np.float32), np.sin(rng.uniform(0, 3, (64, 3))).astype(np.float32)
+gqa_case("long_prompt_rotary_padded", long_q, None, None, None, None, [39, 28], ls, gnq, gnkv, rot=(lcos, lsin, False))
+cpk, cpv = rnd(lb, gnkv, 50, gh) * 0.5, rnd(lb, gnkv, 50, gh)
+cq, ck, cv = rnd(lb, 20, gnq * gh) * 0.5, rnd(lb, 20, gnkv * gh) * 0.5, rnd(lb, 20, gnkv * gh)
+gqa_case("chunk_on_past", cq, ck, cv, cpk, cpv, [44, 29], 45, gnq, gnkv)
+wq, wk, wv = rnd(lb, 24, gnq * gh), rnd(lb, 24, gnkv * gh), rnd(lb, 24, gnkv * gh)
+gqa_case("long_window_softcap_bias", wq, wk, wv, None, None, [23, 17], 24, gnq, gnkv, bias=rnd(lb, 1, 24, 24),
+         local_window_size=7, softcap=2.0)
+gqa_case("long_not_causal_scale", wq[:, :18], wk[:, :18], wv[:, :18], None, None, [17, 11], 18, gnq, gnkv, causal=0,
+         scale=0.3)
+
 w.done()

@@ -29,6 +29,7 @@
 #include "core/parallel.h"
 #include "kernels/kernel.h"
 #include "kernels/rotary.h"
+#include "kernels/small_matmul.h"
 #include "kernels/vector_math.h"
 
 namespace onyx {
@@ -209,6 +210,21 @@ class GroupQueryAttentionKernel final : public Kernel {
 
     const float scale = has_scale_ ? scale_ : float(1.0 / std::sqrt(double(h)));
     const int64_t group = nq_ / nkv_;
+    auto bias_row = [&](int64_t b, int64_t n, int64_t s) -> const float* {
+      return bias ? bias->data<float>() +
+                        (((bias->dim(0) == 1 ? 0 : b) * bias->dim(1) + (bias->dim(1) == 1 ? 0 : n)) * seq + s) * total
+                  : nullptr;
+    };
+    // Keys [lo, hi) seen by query row s of batch item b.
+    auto seen = [&](int64_t b, int64_t s) {
+      const int64_t p = past_len[size_t(b)] + s, tb = valid[size_t(b)];
+      const int64_t hi = causal_ ? std::min(p + 1, tb) : tb;
+      return std::pair<int64_t, int64_t>{window_ >= 0 && hi > window_ ? hi - window_ : 0, hi};
+    };
+    if (seq >= kProductRows && !sink && !smooth_) {
+      prompt_heads(batch, seq, h, half, lpres, ldq, qp, pk, pv, scale, group, cos, sin, position, seen, bias_row, *y);
+      return Status::Ok();
+    }
     parallel_for(batch * nq_ * seq, 1, [&](int64_t t0, int64_t t1) {
       std::vector<float> q(static_cast<size_t>(h)), x(static_cast<size_t>(lpres)), c(static_cast<size_t>(half)), s_(static_cast<size_t>(half));
       for (int64_t t = t0; t < t1; ++t) {
@@ -218,15 +234,11 @@ class GroupQueryAttentionKernel final : public Kernel {
           load_angles(position(b, s), c.data(), s_.data());
           rotate_head(q.data(), q.data(), c.data(), s_.data(), half, interleaved_);
         }
-        const int64_t p = past_len[size_t(b)] + s, tb = valid[size_t(b)];
-        const int64_t hi = causal_ ? std::min(p + 1, tb) : tb;
-        const int64_t lo = window_ >= 0 && hi > window_ ? hi - window_ : 0;
+        const auto [lo, hi] = seen(b, s);
         const int64_t g = n / group;
         const float* kc = pk + (b * nkv_ + g) * lpres * h;
         const float* vc = pv + (b * nkv_ + g) * lpres * h;
-        const float* brow = bias ? bias->data<float>() +
-                                       (((bias->dim(0) == 1 ? 0 : b) * bias->dim(1) + (bias->dim(1) == 1 ? 0 : n)) * seq + s) * total
-                                 : nullptr;
+        const float* brow = bias_row(b, n, s);
         float m = sink ? sink->data<float>()[n] : (smooth_ ? 0.f : -INFINITY);
         for (int64_t j = lo; j < hi; ++j) {
           float v = vec::dot(q.data(), kc + j * h, h) * scale;
@@ -256,6 +268,62 @@ class GroupQueryAttentionKernel final : public Kernel {
   std::vector<std::pair<int, int>> in_place_outputs() const override { return {{1, 3}, {2, 4}}; }
 
  private:
+  // Many query rows (a prompt) and no sink: per (batch item, query head), the scores of a block
+  // of rows as one small product against the head's keys transposed, a softmax per row over the
+  // keys it sees (the rest weigh 0), and one product with the values into the output rows.
+  // Causal rows go in blocks of kProductRows, each against the keys its last row sees.
+  template <class Position, class Seen, class BiasRow>
+  void prompt_heads(int64_t batch, int64_t seq, int64_t h, int64_t half, int64_t lpres, int64_t ldq, const float* qp,
+                    const float* pk, const float* pv, float scale, int64_t group, const Tensor* cos, const Tensor* sin,
+                    const Position& position, const Seen& seen, const BiasRow& bias_row, Tensor& y) const {
+    parallel_for(batch * nq_, 1, [&](int64_t t0, int64_t t1) {
+      std::vector<float> q(static_cast<size_t>(seq * h)), kt, scores, c(static_cast<size_t>(half)),
+          s_(static_cast<size_t>(half));
+      for (int64_t t = t0; t < t1; ++t) {
+        const int64_t b = t / nq_, n = t % nq_, g = n / group;
+        for (int64_t s = 0; s < seq; ++s) {
+          float* qs = q.data() + s * h;
+          std::memcpy(qs, qp + (b * seq + s) * ldq + n * h, size_t(h) * sizeof(float));
+          if (rotary_) {
+            const int64_t p = position(b, s);
+            for (int64_t i = 0; i < half; ++i) {
+              c[size_t(i)] = cos->data<float>()[p * half + i];
+              s_[size_t(i)] = sin->data<float>()[p * half + i];
+            }
+            rotate_head(qs, qs, c.data(), s_.data(), half, interleaved_);
+          }
+        }
+        const int64_t width = seen(b, seq - 1).second;  // the most keys a row sees (hi grows with s)
+        const float* kc = pk + (b * nkv_ + g) * lpres * h;
+        const float* vc = pv + (b * nkv_ + g) * lpres * h;
+        kt.resize(size_t(h * width));
+        for (int64_t l = 0; l < width; ++l)
+          for (int64_t j = 0; j < h; ++j) kt[size_t(j * width + l)] = kc[l * h + j];
+        scores.resize(size_t(kProductRows * width));
+        for (int64_t s0 = 0; s0 < seq; s0 += kProductRows) {
+          const int64_t rows = std::min(kProductRows, seq - s0);
+          const int64_t w = causal_ ? seen(b, s0 + rows - 1).second : width;
+          small_matmul(q.data() + s0 * h, h, kt.data(), width, scores.data(), w, rows, w, h, scale);
+          for (int64_t r = 0; r < rows; ++r) {
+            float* row = scores.data() + r * w;
+            const auto [lo, hi] = seen(b, s0 + r);
+            if (softcap_ > 0)
+              for (int64_t j = lo; j < hi; ++j) row[j] = softcap_ * std::tanh(row[j] / softcap_);
+            if (const float* brow = bias_row(b, n, s0 + r))
+              for (int64_t j = lo; j < hi; ++j) row[j] += brow[j];
+            vec::softmax_row(row + lo, row + lo, hi - lo);
+            std::fill(row, row + lo, 0.f);
+            std::fill(row + hi, row + w, 0.f);
+          }
+          small_matmul(scores.data(), w, vc, h, y.data<float>() + (b * seq + s0) * nq_ * h + n * h, nq_ * h, rows, h, w,
+                       1.f);
+        }
+      }
+    });
+  }
+
+  static constexpr int64_t kProductRows = 16;  // from this many query rows, the product path
+
   int64_t nq_ = 0, nkv_ = 0, window_ = -1;
   bool causal_ = true, has_scale_ = false, rotary_ = false, interleaved_ = false, smooth_ = false;
   float scale_ = 0.f, softcap_ = 0.f;

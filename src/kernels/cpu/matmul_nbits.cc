@@ -175,8 +175,15 @@ class MatMulNBitsKernel final : public Kernel {
   // Many rows (a prompt): W dequantised kTileBytes at a time (rows of W, so columns of y) and
   // multiplied by oneDNN; y's columns of the tile copied into place.
   Status tiled_product(const NBitsWeights& w, const float* a, int64_t rows, float* y) const {
-    const int64_t width = std::max<int64_t>(16, std::min<int64_t>(256, kTileBytes / (4 * k_)) / 16 * 16);
-    const int64_t tiles = (n_ + width - 1) / width;
+    // The widest tile within kTileBytes (16 to 256 columns), then as many tiles as that needs
+    // rounded up to a multiple of the threads, so that no thread gets one tile more than another
+    // (N = 768 at K = 768 made 5 tiles of 160: 3 against 2 on two threads).
+    const int64_t widest = std::max<int64_t>(16, std::min<int64_t>(256, kTileBytes / (4 * k_)) / 16 * 16);
+    const int64_t threads = std::max(1, intra_op_threads());
+    int64_t tiles = (n_ + widest - 1) / widest;
+    if (tiles > 1 && threads > 1) tiles = (tiles + threads - 1) / threads * threads;
+    const int64_t width = std::max<int64_t>(16, ((n_ + tiles - 1) / tiles + 15) / 16 * 16);
+    tiles = (n_ + width - 1) / width;
     // Tiles go to the intra-op threads whole: each dequantises its own and runs oneDNN on it
     // (serially, inside the parallel region), so no thread waits on another per tile.
     std::mutex failed_mu;
