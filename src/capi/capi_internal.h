@@ -4,8 +4,10 @@
 // entry point runs its body through `guarded`, which turns an exception into an OrtStatus.
 #pragma once
 #include <atomic>
+#include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
@@ -31,11 +33,32 @@ struct OrtThreadingOptions {
   bool denormal_as_zero = false;
 };
 
+namespace onyx::capi {
+// The allocators an environment shares (RegisterAllocator, CreateAndRegisterAllocator(V2)),
+// keyed by the memory they serve (same_memory). An entry keeps a copy of the memory info it was
+// registered under; `owned` holds the allocator onyx made (the caller's own, from
+// RegisterAllocator, is only pointed to: the caller keeps it alive while it is registered and
+// while sessions that took it live). Sessions made with "session.use_env_allocators" = "1"
+// take shared pointers to the entries at creation (allocators.cc).
+struct SharedAllocator {
+  std::shared_ptr<const OrtMemoryInfo> info;
+  OrtAllocator* allocator = nullptr;
+  std::shared_ptr<OrtAllocator> owned;  // null for a caller's allocator
+};
+struct EnvAllocators {
+  std::mutex mu;
+  std::vector<std::shared_ptr<const SharedAllocator>> entries;
+};
+}  // namespace onyx::capi
+
 struct OrtEnv {
   OrtLoggingLevel level = ORT_LOGGING_LEVEL_WARNING;
   std::string log_id;
   bool owns_log_sink = false;  // CreateEnvWithCustomLogger routed onyx's messages to the caller
   std::shared_ptr<const OrtThreadingOptions> global_threads;  // CreateEnvWithGlobalThreadPools
+  std::shared_ptr<onyx::capi::EnvAllocators> allocators = std::make_shared<onyx::capi::EnvAllocators>();
+  // CreateEnvWithOptions' config entries: kept, not acted on (no onyx setting reads them).
+  std::map<std::string, std::string> config;
 };
 
 // Ordered string pairs (CreateKeyValuePairs ...): the pointer arrays GetKeyValuePairs hands out
@@ -59,6 +82,16 @@ struct CustomOpDomainState {
   std::string domain;
   std::vector<const OrtCustomOp*> ops;  // the caller's (a library's); they must outlive sessions
 };
+// An atomic flag whose copies take its value (a copy of session options gets its own flag).
+struct CancelFlag {
+  std::atomic<bool> set{false};
+  CancelFlag() = default;
+  CancelFlag(const CancelFlag& other) : set(other.set.load()) {}
+  CancelFlag& operator=(const CancelFlag& other) {
+    set.store(other.set.load());
+    return *this;
+  }
+};
 }  // namespace onyx::capi
 
 struct OrtSessionOptions {
@@ -71,12 +104,26 @@ struct OrtSessionOptions {
   // opened: turned into core.custom_kernels when a session is made (custom_ops.h).
   std::vector<std::shared_ptr<onyx::capi::CustomOpDomainState>> custom_domains;
   std::vector<std::shared_ptr<void>> custom_libraries;
+  bool mem_pattern = true;            // Enable/DisableMemPattern: reported by GetMemPatternEnabled only
+  bool deterministic_compute = false;  // SetDeterministicCompute: stored (session_extras.cc says why)
+  // SessionOptionsSetLoadCancellationFlag: read while a session is made with these options
+  // (session.cc); a copy of the options takes the flag's value, not the flag.
+  onyx::capi::CancelFlag load_cancelled;
+  // SetUserLoggingFunction: stored; onyx's messages go to the process's sink (session_extras.cc).
+  OrtLoggingFunction user_logging_function = nullptr;
+  void* user_logging_param = nullptr;
 };
 
 struct OrtSession {
   std::unique_ptr<onyx::Session> session;
   std::vector<std::string> input_names;  // the inputs a caller feeds (no initializer defaults)
   std::vector<std::string> output_names;
+  // With profiling on: the wall clock (ns since the Unix epoch) when the session's creation
+  // began, which is time zero of its trace; 0 otherwise (SessionGetProfilingStartTimeNs).
+  uint64_t profiling_start_ns = 0;
+  // The environment's shared allocators when the session's config said
+  // "session.use_env_allocators" = "1" (taken at creation); CreateAllocator hands them out.
+  std::vector<std::shared_ptr<const onyx::capi::SharedAllocator>> env_allocators;
 };
 
 struct OrtRunOptions {
@@ -100,6 +147,31 @@ struct OrtMemoryInfo {
   int id = 0;
   OrtAllocatorType type = OrtDeviceAllocator;
   OrtMemType mem_type = OrtMemTypeDefault;
+  // The device's kind, vendor (PCI id; 0 for none), memory kind and alignment: given by
+  // CreateMemoryInfo_V2 (`v2`), else derived from the name (memory_info_of in values.cc).
+  OrtMemoryInfoDeviceType device_type = OrtMemoryInfoDeviceType_CPU;
+  uint32_t vendor_id = 0;
+  OrtDeviceMemoryType device_mem_type = OrtDeviceMemoryType_DEFAULT;
+  size_t alignment = 0;
+  bool v2 = false;
+};
+
+// An arena's settings (CreateArenaCfg, CreateArenaCfgV2); -1 (0 for max_mem) where not given.
+struct OrtArenaCfg {
+  size_t max_mem = 0;
+  int arena_extend_strategy = -1;  // 0 kNextPowerOfTwo, 1 kSameAsRequested
+  int initial_chunk_size_bytes = -1;
+  int max_dead_bytes_per_chunk = -1;
+  int initial_growth_chunk_size_bytes = -1;
+  int64_t max_power_of_two_extend_bytes = -1;
+};
+
+// The CUDA provider's key/value options (threads_and_cuda_options.cc) and the pointer-valued
+// ones of UpdateCUDAProviderOptionsWithValue (env_and_gpu.cc): the arena settings are the
+// caller's, kept alive by it until the options are appended.
+struct OrtCUDAProviderOptionsV2 {
+  std::map<std::string, std::string> options;
+  const OrtArenaCfg* arena_cfg = nullptr;
 };
 
 struct OrtTensorTypeAndShapeInfo {
@@ -173,5 +245,19 @@ OrtStatus* copy_to_allocator(OrtAllocator* allocator, const std::string& s, char
 // The run options a call passes, or defaults; by reference, so that a terminate set while
 // the run goes on is seen.
 const RunOptions& run_options_or_defaults(const OrtRunOptions* options);
+
+// A memory info by name, as CreateMemoryInfo makes it: "Cuda" is a GPU of NVIDIA's (its memory
+// host-accessible for the CPU input/output memory types), "CudaPinned" host memory pinned for
+// one (NVIDIA's, host-accessible); any other name is kept and described as the host's device,
+// as MemoryInfoGetDeviceType always reported it (values.cc).
+OrtMemoryInfo memory_info_of(const std::string& name, int id, OrtAllocatorType type, OrtMemType mem_type);
+// True when `info` describes plain host memory: "Cpu" or "CPU", or a CPU device with default
+// memory from CreateMemoryInfo_V2 (allocators.cc).
+bool is_cpu_memory(const OrtMemoryInfo& info);
+// True when `a` and `b` describe the same memory: the same device (the host for both, or the
+// same device name/kind and id) and memory kind; the names' spelling and allocator type aside.
+bool same_memory(const OrtMemoryInfo& a, const OrtMemoryInfo& b);
+// The static description of host memory ("Cpu", device allocator, default memory type).
+const OrtMemoryInfo& cpu_memory_info();
 
 }  // namespace onyx::capi

@@ -121,6 +121,36 @@ OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_int64(const OrtKernelInfo* i
   });
 }
 
+// The strings of a strings attribute: each NUL-terminated and the array of pointers to them,
+// all from `allocator` (the caller frees each string, then the array, there). No strings: a
+// null array and *size 0.
+OrtStatus* ORT_API_CALL KernelInfoGetAttributeArray_string(const OrtKernelInfo* info, const char* name,
+                                                           OrtAllocator* allocator, char*** out, size_t* size) {
+  return guarded("KernelInfoGetAttributeArray_string", [&]() -> OrtStatus* {
+    ONYX_CAPI_REQUIRE(allocator, "KernelInfoGetAttributeArray_string");
+    ONYX_CAPI_REQUIRE(out, "KernelInfoGetAttributeArray_string");
+    ONYX_CAPI_REQUIRE(size, "KernelInfoGetAttributeArray_string");
+    const ir::Attribute* a = nullptr;
+    if (OrtStatus* st = attribute(info, name, ir::Attribute::Type::kStrings, "KernelInfoGetAttributeArray_string", &a))
+      return st;
+    *out = nullptr;
+    *size = 0;
+    if (a->strings.empty()) return nullptr;
+    auto** array = static_cast<char**>(allocator->Alloc(allocator, a->strings.size() * sizeof(char*)));
+    if (!array) return make_status(ORT_FAIL, "KernelInfoGetAttributeArray_string: the allocator returned null");
+    for (size_t i = 0; i < a->strings.size(); ++i) {
+      if (OrtStatus* st = copy_to_allocator(allocator, a->strings[i], &array[i], "KernelInfoGetAttributeArray_string")) {
+        for (size_t j = 0; j < i; ++j) allocator->Free(allocator, array[j]);  // nothing half-made is left
+        allocator->Free(allocator, array);
+        return st;
+      }
+    }
+    *out = array;
+    *size = a->strings.size();
+    return nullptr;
+  });
+}
+
 OrtStatus* ORT_API_CALL KernelInfoGetAttribute_tensor(const OrtKernelInfo* info, const char* name, OrtAllocator*,
                                                       OrtValue** out) {
   return guarded("KernelInfoGetAttribute_tensor", [&]() -> OrtStatus* {
@@ -336,6 +366,19 @@ OrtStatus* ORT_API_CALL KernelContext_GetOutput(OrtKernelContext* context, size_
   });
 }
 
+// Output `output_index` if it is made already, else null: onyx allocates no custom-op output
+// before the op asks, so it is the value an earlier KernelContext_GetOutput of this compute
+// call made (owned by the context, as that one is; not to be released).
+OrtStatus* ORT_API_CALL KernelContext_GetPreallocatedOutput(const OrtKernelContext* context, size_t output_index,
+                                                            OrtValue** output) {
+  ONYX_CAPI_REQUIRE(context, "KernelContext_GetPreallocatedOutput");
+  ONYX_CAPI_REQUIRE(output, "KernelContext_GetPreallocatedOutput");
+  if (OrtStatus* st = index_check(output_index, context->outputs.size(), "output", "KernelContext_GetPreallocatedOutput"))
+    return st;
+  *output = context->outputs[output_index].get();
+  return nullptr;
+}
+
 OrtStatus* ORT_API_CALL KernelContext_GetGPUComputeStream(const OrtKernelContext* context, void** out) {
   ONYX_CAPI_REQUIRE(context, "KernelContext_GetGPUComputeStream");
   ONYX_CAPI_REQUIRE(out, "KernelContext_GetGPUComputeStream");
@@ -413,9 +456,5 @@ OrtStatus* ORT_API_CALL Logger_GetLoggingSeverityLevel(const OrtLogger* logger, 
   *out = OrtLoggingLevel(logger->log_level);
   return nullptr;
 }
-
-// The only allocators onyx hands out are the process's default one (GetAllocatorWithDefaultOptions,
-// KernelContext_GetAllocator, KernelInfoGetAllocator): releasing it leaves it in place.
-void ORT_API_CALL ReleaseAllocator(OrtAllocator*) {}
 
 }  // namespace onyx::capi

@@ -242,7 +242,7 @@ OrtStatus* ORT_API_CALL SetDimensions(OrtTensorTypeAndShapeInfo* info, const int
     ONYX_CAPI_REQUIRE(info, "SetDimensions");
     if (dim_count && !dim_values) return make_status(ORT_INVALID_ARGUMENT, "SetDimensions: dim_values is null");
     info->dims.assign(dim_values, dim_values + dim_count);
-    info->symbols.assign(dim_count, "");
+    info->symbols.resize(dim_count);  // names SetSymbolicDimensions gave stay with their dims
     return nullptr;
   });
 }

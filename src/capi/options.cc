@@ -30,14 +30,17 @@ OrtStatus* ORT_API_CALL DisableProfiling(OrtSessionOptions* options) {
   return nullptr;
 }
 
-// Memory patterns are ORT's planner's; onyx plans its own way: accepted, without effect.
+// Memory patterns are ORT's planner's; onyx plans its own way: recorded for
+// GetMemPatternEnabled, without effect.
 OrtStatus* ORT_API_CALL EnableMemPattern(OrtSessionOptions* options) {
   ONYX_CAPI_REQUIRE(options, "EnableMemPattern");
+  options->mem_pattern = true;
   return nullptr;
 }
 
 OrtStatus* ORT_API_CALL DisableMemPattern(OrtSessionOptions* options) {
   ONYX_CAPI_REQUIRE(options, "DisableMemPattern");
+  options->mem_pattern = false;
   return nullptr;
 }
 

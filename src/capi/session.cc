@@ -1,4 +1,5 @@
 // Environments, session options, sessions, runs and run options through the C API.
+#include <chrono>
 #include <cstring>
 
 #include "capi/capi_internal.h"
@@ -11,13 +12,41 @@
 namespace onyx::capi {
 namespace {
 
-OrtStatus* finish_session(Result<std::unique_ptr<Session>> loaded, OrtSession** out) {
+// SessionOptionsSetLoadCancellationFlag: creation looks at the flag before it starts and once
+// the session is built, before handing it out (onyx's loader has no point to stop at midway).
+bool load_cancelled(const OrtSessionOptions* options) { return options && options->load_cancelled.set.load(); }
+
+OrtStatus* cancelled_status(const char* call) {
+  return make_status(ORT_MODEL_LOAD_CANCELED, std::string(call) +
+                                                  ": model loading was canceled (SessionOptionsSetLoadCancellationFlag)");
+}
+
+uint64_t wall_clock_ns() {
+  return uint64_t(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                      std::chrono::system_clock::now().time_since_epoch())
+                      .count());
+}
+
+// The OrtSession for a loaded session: its names, its profiling start (`started`, when the
+// options profile) and, with "session.use_env_allocators" = "1", the environment's shared
+// allocators as they are now.
+OrtStatus* finish_session(Result<std::unique_ptr<Session>> loaded, const OrtEnv* env, const OrtSessionOptions* options,
+                          uint64_t started, OrtSession** out, const char* call) {
   if (!loaded.ok()) return to_ort_status(loaded.status());
+  if (load_cancelled(options)) return cancelled_status(call);  // the built session goes with `loaded`
   auto s = std::make_unique<OrtSession>();
   s->session = std::move(loaded).value();
   for (const auto& vi : s->session->inputs())
     if (!s->session->input_has_default(vi.name)) s->input_names.push_back(vi.name);
   for (const auto& vi : s->session->outputs()) s->output_names.push_back(vi.name);
+  if (options && options->core.enable_profiling) s->profiling_start_ns = started;
+  if (options && env && env->allocators) {
+    auto use = options->config.find("session.use_env_allocators");
+    if (use != options->config.end() && use->second == "1") {
+      std::lock_guard<std::mutex> lock(env->allocators->mu);
+      s->env_allocators = env->allocators->entries;
+    }
+  }
   *out = s.release();
   return nullptr;
 }
@@ -59,7 +88,10 @@ const ir::ValueInfo* info_named(const std::vector<ir::ValueInfo>& all, const std
 OrtStatus* ORT_API_CALL CreateEnv(OrtLoggingLevel level, const char* logid, OrtEnv** out) {
   return guarded("CreateEnv", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(out, "CreateEnv");
-    *out = new OrtEnv{level, logid ? logid : "", false, nullptr};
+    auto env = std::make_unique<OrtEnv>();
+    env->level = level;
+    env->log_id = logid ? logid : "";
+    *out = env.release();
     return nullptr;
   });
 }
@@ -69,7 +101,10 @@ OrtStatus* ORT_API_CALL CreateEnvWithCustomLogger(OrtLoggingFunction logging_fun
   return guarded("CreateEnvWithCustomLogger", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(logging_function, "CreateEnvWithCustomLogger");
     ONYX_CAPI_REQUIRE(out, "CreateEnvWithCustomLogger");
-    auto env = std::make_unique<OrtEnv>(OrtEnv{level, logid ? logid : "", true, nullptr});
+    auto env = std::make_unique<OrtEnv>();
+    env->level = level;
+    env->log_id = logid ? logid : "";
+    env->owns_log_sink = true;
     const std::string id = env->log_id;
     // onyx's messages (at each session's threshold) go to the caller's function from now on.
     set_log_sink([logging_function, logger_param, id](LogLevel l, const std::string& message) {
@@ -171,13 +206,15 @@ OrtStatus* ORT_API_CALL CreateSession(const OrtEnv* env, const ORTCHAR_T* model_
     ONYX_CAPI_REQUIRE(env, "CreateSession");
     ONYX_CAPI_REQUIRE(model_path, "CreateSession");
     ONYX_CAPI_REQUIRE(out, "CreateSession");
+    if (load_cancelled(options)) return cancelled_status("CreateSession");
+    const uint64_t started = wall_clock_ns();
     auto settings = resolved(env, options);
     if (!settings.ok()) return to_ort_status(settings.status());
     auto loaded = Session::load_file(model_path, *settings);
     if (!loaded.ok())  // ORT's wording, which its bindings' users match on, then onyx's reason
       return make_status(ort_code_of(loaded.status().code()),
                          std::string("Load model from ") + model_path + " failed: " + loaded.status().message());
-    return finish_session(std::move(loaded), out);
+    return finish_session(std::move(loaded), env, options, started, out, "CreateSession");
   });
 }
 
@@ -187,9 +224,12 @@ OrtStatus* ORT_API_CALL CreateSessionFromArray(const OrtEnv* env, const void* mo
     ONYX_CAPI_REQUIRE(env, "CreateSessionFromArray");
     if (!model_data) return make_status(ORT_INVALID_ARGUMENT, "Model data pointer is null.");
     ONYX_CAPI_REQUIRE(out, "CreateSessionFromArray");
+    if (load_cancelled(options)) return cancelled_status("CreateSessionFromArray");
+    const uint64_t started = wall_clock_ns();
     auto settings = resolved(env, options);
     if (!settings.ok()) return to_ort_status(settings.status());
-    return finish_session(Session::load_bytes(model_data, model_data_length, *settings), out);
+    return finish_session(Session::load_bytes(model_data, model_data_length, *settings), env, options, started, out,
+                          "CreateSessionFromArray");
   });
 }
 

@@ -3,7 +3,8 @@
 // OrtCUDAProviderOptions struct and the key/value OrtCUDAProviderOptionsV2), which the bindings
 // use to ask for a GPU. Both CUDA forms end in the provider options of
 // SessionOptionsAppendExecutionProvider("CUDA", ...): onyx's CUDA provider acts on device_id,
-// gpu_mem_limit and enable_cuda_graph and accepts ORT's other keys.
+// gpu_mem_limit and enable_cuda_graph and accepts ORT's other keys. An OrtArenaCfg given with
+// them sets gpu_mem_limit (its max_mem) and arena_extend_strategy.
 #include <climits>
 #include <cstdint>
 #include <cstring>
@@ -12,10 +13,6 @@
 #include "capi/capi_internal.h"
 #include "capi/generated/api_declarations.h"
 #include "core/logging.h"
-
-struct OrtCUDAProviderOptionsV2 {
-  std::map<std::string, std::string> options;
-};
 
 namespace onyx::capi {
 
@@ -139,8 +136,17 @@ OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_CUDA_V2(OrtSession
   return guarded("SessionOptionsAppendExecutionProvider_CUDA_V2", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(options, "SessionOptionsAppendExecutionProvider_CUDA_V2");
     ONYX_CAPI_REQUIRE(cuda_options, "SessionOptionsAppendExecutionProvider_CUDA_V2");
+    // An arena configuration (UpdateCUDAProviderOptionsWithValue "default_memory_arena_cfg", or
+    // the struct's default_memory_arena_cfg) overrides gpu_mem_limit and arena_extend_strategy,
+    // as in ORT; its other settings describe ORT's BFC arena and have no counterpart in onyx's.
+    std::map<std::string, std::string> kv = cuda_options->options;
+    if (const OrtArenaCfg* arena = cuda_options->arena_cfg) {
+      if (arena->max_mem) kv["gpu_mem_limit"] = std::to_string(arena->max_mem);
+      if (arena->arena_extend_strategy == 0 || arena->arena_extend_strategy == 1)
+        kv["arena_extend_strategy"] = arena->arena_extend_strategy == 1 ? "kSameAsRequested" : "kNextPowerOfTwo";
+    }
     std::vector<const char*> keys, values;
-    for (const auto& [key, value] : cuda_options->options) {
+    for (const auto& [key, value] : kv) {
       keys.push_back(key.c_str());
       values.push_back(value.c_str());
     }
@@ -168,7 +174,9 @@ OrtStatus* ORT_API_CALL SessionOptionsAppendExecutionProvider_CUDA(OrtSessionOpt
         {"cudnn_conv_algo_search", search >= 0 && search < 3 ? kSearch[search] : "EXHAUSTIVE"},
     };
     if (cuda_options->gpu_mem_limit != SIZE_MAX) kv["gpu_mem_limit"] = std::to_string(cuda_options->gpu_mem_limit);
-    OrtCUDAProviderOptionsV2 v2{std::move(kv)};
+    OrtCUDAProviderOptionsV2 v2;
+    v2.options = std::move(kv);
+    v2.arena_cfg = cuda_options->default_memory_arena_cfg;
     return SessionOptionsAppendExecutionProvider_CUDA_V2(options, &v2);
   });
 }

@@ -20,7 +20,7 @@ bool known_element_type(ONNXTensorElementDataType t) {
 
 // The default allocator: aligned heap memory, described as the CPU's.
 struct DefaultAllocator : OrtAllocator {
-  OrtMemoryInfo info{"Cpu", 0, OrtDeviceAllocator, OrtMemTypeDefault};
+  OrtMemoryInfo info = cpu_memory_info();
   DefaultAllocator() {
     std::memset(static_cast<OrtAllocator*>(this), 0, sizeof(OrtAllocator));
     version = ORT_API_VERSION;
@@ -124,6 +124,30 @@ OrtTensorTypeAndShapeInfo tensor_info_of(const Tensor& t) {
   return info;
 }
 
+OrtMemoryInfo memory_info_of(const std::string& name, int id, OrtAllocatorType type, OrtMemType mem_type) {
+  OrtMemoryInfo info;
+  info.name = name;
+  info.id = id;
+  info.type = type;
+  info.mem_type = mem_type;
+  constexpr uint32_t kNvidia = 0x10DE;
+  if (name == "Cuda") {  // device memory, or host memory the device reads (a CPU input/output type)
+    info.device_type = OrtMemoryInfoDeviceType_GPU;
+    info.vendor_id = kNvidia;
+    if (mem_type == OrtMemTypeCPUInput || mem_type == OrtMemTypeCPUOutput)
+      info.device_mem_type = OrtDeviceMemoryType_HOST_ACCESSIBLE;
+  } else if (name == "CudaPinned") {  // host memory pinned for the device
+    info.vendor_id = kNvidia;
+    info.device_mem_type = OrtDeviceMemoryType_HOST_ACCESSIBLE;
+  }
+  return info;
+}
+
+const OrtMemoryInfo& cpu_memory_info() {
+  static const OrtMemoryInfo info = memory_info_of("Cpu", 0, OrtDeviceAllocator, OrtMemTypeDefault);
+  return info;
+}
+
 OrtAllocator* default_allocator() {
   static DefaultAllocator allocator;
   return &allocator;
@@ -224,7 +248,7 @@ void ORT_API_CALL ReleaseTensorTypeAndShapeInfo(OrtTensorTypeAndShapeInfo* info)
 OrtStatus* ORT_API_CALL CreateCpuMemoryInfo(enum OrtAllocatorType type, enum OrtMemType mem_type, OrtMemoryInfo** out) {
   return guarded("CreateCpuMemoryInfo", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(out, "CreateCpuMemoryInfo");
-    *out = new OrtMemoryInfo{"Cpu", 0, type, mem_type};
+    *out = new OrtMemoryInfo(memory_info_of("Cpu", 0, type, mem_type));
     return nullptr;
   });
 }
@@ -236,7 +260,7 @@ OrtStatus* ORT_API_CALL CreateMemoryInfo(const char* name, enum OrtAllocatorType
     ONYX_CAPI_REQUIRE(out, "CreateMemoryInfo");
     // Any name is kept (onnxruntime-node asks for "WebGPU_Buffer" on every run, even on the
     // CPU); where the memory lies matters only when a value is made on it.
-    *out = new OrtMemoryInfo{name, id, type, mem_type};
+    *out = new OrtMemoryInfo(memory_info_of(name, id, type, mem_type));
     return nullptr;
   });
 }
@@ -434,7 +458,7 @@ OrtStatus* ORT_API_CALL GetTensorMemoryInfo(const OrtValue* value, const OrtMemo
 
 void ORT_API_CALL MemoryInfoGetDeviceType(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out) {
   if (!ptr || !out) return;
-  *out = ptr->name == "Cuda" ? OrtMemoryInfoDeviceType_GPU : OrtMemoryInfoDeviceType_CPU;
+  *out = ptr->device_type;
 }
 
 // String tensors.
@@ -566,7 +590,8 @@ OrtStatus* ORT_API_CALL CompareMemoryInfo(const OrtMemoryInfo* info1, const OrtM
   ONYX_CAPI_REQUIRE(info2, "CompareMemoryInfo");
   ONYX_CAPI_REQUIRE(out, "CompareMemoryInfo");
   *out = info1->name == info2->name && info1->id == info2->id && info1->mem_type == info2->mem_type &&
-                 info1->type == info2->type
+                 info1->type == info2->type && info1->device_type == info2->device_type &&
+                 info1->vendor_id == info2->vendor_id && info1->device_mem_type == info2->device_mem_type
              ? 0
              : -1;
   return nullptr;
