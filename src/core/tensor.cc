@@ -1,8 +1,11 @@
 #include "core/tensor.h"
 
+#include <atomic>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <limits>
+#include <mutex>
 #include <new>
 
 namespace onyx {
@@ -20,6 +23,45 @@ std::shared_ptr<Buffer> Buffer::allocate(size_t size, DataType dtype, bool zero_
   if (zero_fill) std::memset(p, 0, rounded);
   return std::make_shared<Buffer>(p, size, std::shared_ptr<void>(p, [](void* q) { std::free(q); }));
 }
+
+struct Buffer::DeferredCopy {
+  std::once_flag once;
+  std::atomic<bool> done{false};
+  const void* source = nullptr;
+  std::shared_ptr<void> source_keeper;
+  std::function<void(void*)> copy;
+};
+
+std::shared_ptr<Buffer> Buffer::deferred_copy(const void* source, size_t size, std::shared_ptr<void> source_keeper,
+                                              std::function<void(void* to)> copy) {
+  auto b = std::make_shared<Buffer>(nullptr, size, nullptr);
+  b->deferred_ = std::make_shared<DeferredCopy>();
+  b->deferred_->source = source;
+  b->deferred_->source_keeper = std::move(source_keeper);
+  b->deferred_->copy = std::move(copy);
+  return b;
+}
+
+void* Buffer::copied() const {
+  // call_once orders the writes of data_ and keeper_ before every return from it.
+  std::call_once(deferred_->once, [this] {
+    const size_t rounded = ((size_ ? size_ : 1) + 63) / 64 * 64;
+    void* p = std::aligned_alloc(64, rounded);
+    if (!p) throw std::bad_alloc();
+    keeper_ = std::shared_ptr<void>(p, [](void* q) { std::free(q); });
+    deferred_->copy(p);
+    data_ = p;
+    deferred_->done.store(true, std::memory_order_release);
+  });
+  return data_;
+}
+
+const void* Buffer::bytes_in_place() const {
+  if (deferred_ && !deferred_->done.load(std::memory_order_acquire)) return deferred_->source;
+  return data();
+}
+
+bool Buffer::copy_pending() const { return deferred_ && !deferred_->done.load(std::memory_order_acquire); }
 
 Tensor::Tensor(DataType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
   numel_ = shape_size(shape_);

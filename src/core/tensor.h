@@ -8,6 +8,7 @@
 // clone() copies the data. Element data is row-major and contiguous.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -25,7 +26,18 @@ class Buffer {
   // Aligned (64-byte) heap memory of `size` bytes, zero-filled. For kString, constructs
   // `size / sizeof(std::string)` empty strings.
   static std::shared_ptr<Buffer> allocate(size_t size, DataType dtype = DataType::kUInt8, bool zero_fill = true);
-  void* data() const { return data_; }
+  // Host bytes that typed code must not read where they lie (an initializer's raw_data at an
+  // offset of the mapped .onnx that does not suit its element type). `copy(to)` writes the
+  // `size` bytes to `to`; data() runs it once, on first use and safely from any thread, into
+  // fresh 64-byte-aligned memory. Until then bytes_in_place() hands out `source` itself, for
+  // code that reads the bytes as bytes (memcpy) rather than as elements, and the copy is
+  // never made if only such code reads them. `source_keeper` keeps `source` alive.
+  static std::shared_ptr<Buffer> deferred_copy(const void* source, size_t size, std::shared_ptr<void> source_keeper,
+                                               std::function<void(void* to)> copy);
+  void* data() const { return deferred_ ? copied() : data_; }
+  // data(), or the source of a copy still pending (possibly misaligned: read it as bytes).
+  const void* bytes_in_place() const;
+  bool copy_pending() const;
   size_t size() const { return size_; }
   const Device& device() const { return device_; }
   // The allocator-specific identity of whoever handed the memory out (Arena::identity), or
@@ -34,9 +46,13 @@ class Buffer {
   void set_origin(const void* origin) { origin_ = origin; }
 
  private:
-  void* data_;
+  struct DeferredCopy;
+  void* copied() const;
+
+  mutable void* data_;
   size_t size_;
-  std::shared_ptr<void> keeper_;
+  mutable std::shared_ptr<void> keeper_;
+  std::shared_ptr<DeferredCopy> deferred_;
   Device device_;
   const void* origin_ = nullptr;
 };
@@ -81,6 +97,12 @@ class Tensor {
   const void* raw_data() const { return buffer_ ? static_cast<const char*>(buffer_->data()) + offset_ : nullptr; }
   template <typename T> T* data() { return static_cast<T*>(raw_data()); }
   template <typename T> const T* data() const { return static_cast<const T*>(raw_data()); }
+  // raw_data() without forcing a pending copy (Buffer::deferred_copy): the bytes wherever they
+  // lie, possibly misaligned for the dtype, for code that reads them as bytes.
+  const void* bytes_in_place() const {
+    return buffer_ ? static_cast<const char*>(buffer_->bytes_in_place()) + offset_ : nullptr;
+  }
+  bool copy_pending() const { return buffer_ && buffer_->copy_pending(); }
 
   const std::shared_ptr<Buffer>& buffer() const { return buffer_; }
   // Where the elements live (the CPU for a tensor without a buffer).

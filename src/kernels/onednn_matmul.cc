@@ -58,8 +58,20 @@ bool bf16_products_available() {
   return available;
 }
 
+Result<PackedWeights> MatMul::pack_constant_b(const Tensor& b, bool trans_b, int64_t m_hint, bool bf16) {
+  if (b.dtype() != DataType::kFloat) return error(StatusCode::kInternal, "pack_constant_b packs float32 weights only");
+  // A pending copy's bytes may sit at any address; oneDNN's reorder reads its source with
+  // unaligned vector loads, so the weight is packed straight from the mapped file.
+  return pack_bytes(b.bytes_in_place(), b.shape(), trans_b, m_hint, bf16);
+}
+
 Result<PackedWeights> MatMul::pack_b(const float* b, const std::vector<int64_t>& b_dims, bool trans_b,
                                      int64_t m_hint, bool bf16) {
+  return pack_bytes(b, b_dims, trans_b, m_hint, bf16);
+}
+
+Result<PackedWeights> MatMul::pack_bytes(const void* b, const std::vector<int64_t>& b_dims, bool trans_b,
+                                         int64_t m_hint, bool bf16) {
   if (b_dims.size() != 2) return error(StatusCode::kInternal, "matmul packs 2-D weights only");
   const dnnl::memory::desc b_plain = operand_desc(b_dims, trans_b);
   const int64_t k = rows(b_dims, trans_b), n = cols(b_dims, trans_b);
@@ -72,7 +84,7 @@ Result<PackedWeights> MatMul::pack_b(const float* b, const std::vector<int64_t>&
         dnnl::matmul::desc(a_md, dnnl::memory::desc(b_plain.dims(), type, dnnl::memory::format_tag::any),
                            f32_desc(y_dims, dense_strides(y_dims))),
         base_attr(), engine());
-    const dnnl::memory src(b_plain, engine(), const_cast<float*>(b));
+    const dnnl::memory src(b_plain, engine(), const_cast<void*>(b));
     packed = std::make_shared<const dnnl::memory>(reorder_copy(src, pd.weights_desc()));
   }));
   return packed;

@@ -24,6 +24,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "core/status.h"
+#include "core/tensor.h"
 #include "kernels/onednn.h"
 
 namespace onyx::onednn {
@@ -51,12 +52,19 @@ class MatMul {
   // CPU multiplies bf16 natively (bf16_products_available), else as float32.
   static Result<PackedWeights> pack_b(const float* b, const std::vector<int64_t>& b_dims, bool trans_b, int64_t m_hint,
                                       bool bf16 = false);
+  // pack_b of a kernel's constant 2-D float32 input. A weight whose aligned copy is still
+  // pending (Buffer::deferred_copy: misaligned in the mapped model file) is packed from the
+  // file's bytes, so a weight that is only packed is never copied whole.
+  static Result<PackedWeights> pack_constant_b(const Tensor& b, bool trans_b, int64_t m_hint, bool bf16 = false);
   // From now on b is `packed` (shared with other MatMul objects of the same kernel); every
   // run's b must have the dims packed (2-D, or with leading 1s).
   void use_packed_b(PackedWeights packed) { packed_b_ = std::move(packed); }
   Status run(const MatMulShape& shape, const float* a, const float* b, const float* bias, float* y) const;
 
  private:
+  // pack_b over float32 bytes at any address (oneDNN reads them as a reorder's source).
+  static Result<PackedWeights> pack_bytes(const void* b, const std::vector<int64_t>& b_dims, bool trans_b,
+                                          int64_t m_hint, bool bf16);
   struct Entry {
     dnnl::matmul::primitive_desc pd;
     dnnl::matmul prim;

@@ -46,7 +46,7 @@ GraphTypes infer_graph_types(const ir::Graph& graph, const std::map<std::string,
   for (const auto& [name, t] : graph.initializers) {
     if (!result.all.count(name)) result.all[name] = tensor_type(t);
     // A weight whose data a kernel packed away (null data) still has its type, not a value.
-    if (!feedable.count(name) && (t.nbytes() == 0 || t.raw_data())) constants[name] = &t;
+    if (!feedable.count(name) && (t.nbytes() == 0 || t.bytes_in_place())) constants[name] = &t;
   }
   std::set<std::string> missing_rules;
   for (const ir::Node& node : graph.nodes) {

@@ -34,7 +34,7 @@ WeightProduct weight_product(const ir::Graph& g, const ir::Node& node, const std
     w.reason = "B is not an initializer";
     return w;
   }
-  if (b->second.dtype() != DataType::kFloat || b->second.rank() != 2 || b->second.numel() == 0 || !b->second.raw_data()) {
+  if (b->second.dtype() != DataType::kFloat || b->second.rank() != 2 || b->second.numel() == 0 || !b->second.bytes_in_place()) {
     w.reason = "B is not a 2-D float32 initializer";
     return w;
   }

@@ -179,12 +179,19 @@ Result<std::unique_ptr<Session>> Session::from_model(std::unique_ptr<ir::Model> 
                                                      Tensor& t = s->model_->graph.initializers.at(name);
                                                      // its pages of the mapped file are not needed either
                                                      auto mapped = s->mapped_initializers_.find(name);
-                                                     if (mapped != s->mapped_initializers_.end() && mapped->second == t.raw_data())
+                                                     if (t.copy_pending())  // packed from the file's bytes
+                                                       onnx_format::release_mapped_pages(t.bytes_in_place(), t.nbytes());
+                                                     else if (mapped != s->mapped_initializers_.end() &&
+                                                              mapped->second == t.raw_data())
                                                        onnx_format::release_mapped_pages(t.raw_data(), t.nbytes());
                                                      t = Tensor(t.dtype(), t.shape(), std::make_shared<Buffer>(nullptr, 0, nullptr));
                                                    },
                                                    KernelSettings{options.bf16_gemm, options.custom_kernels.get()}, &placement));
   mark("planning");
+  // Initializers misaligned in the model file whose aligned copy no kernel has asked for yet
+  // (Buffer::deferred_copy) and that the kernels still read: copied now, not in a run.
+  for (auto& [name, t] : s->model_->graph.initializers)
+    if (t.copy_pending()) (void)t.raw_data();
   std::map<std::string, size_t> per_provider;
   size_t copies = 0;
   for (const NodePlacement& p : s->plan_->placement()) p.is_copy ? ++copies : ++per_provider[p.provider];

@@ -51,7 +51,7 @@ class AttentionKernel final : public Kernel {
     const bool has_bias = info.has_input(2);
     projection_ = std::make_unique<onednn::MatMul>(onednn::MatMulEpilogue{.bias = has_bias});
     if (const Tensor* w = info.constant_input(1); w && w->dtype() == DataType::kFloat && w->rank() == 2) {
-      auto packed = onednn::MatMul::pack_b(w->data<float>(), w->shape(), false, 128);
+      auto packed = onednn::MatMul::pack_constant_b(*w, false, 128);
       if (packed.ok()) {
         projection_->use_packed_b(*packed);
         packed_ = true;

@@ -57,7 +57,7 @@ class FusedMatMulKernel final : public Kernel {
     const Tensor* b = info.constant_input(1);
     if (b && b->dtype() == DataType::kFloat && b->rank() == 2 && b->numel() > 0) {
       ONYX_ASSIGN_OR_RETURN(onednn::PackedWeights packed,
-                            onednn::MatMul::pack_b(b->data<float>(), b->shape(), trans_b_, kRowsHint,
+                            onednn::MatMul::pack_constant_b(*b, trans_b_, kRowsHint,
                                                    info.settings().bf16_gemm));
       matmul_->use_packed_b(std::move(packed));
       packed_b_dims_ = b->shape();

@@ -28,7 +28,7 @@ class GemmKernel final : public Kernel {
     accumulating_ = std::make_unique<onednn::MatMul>(onednn::MatMulEpilogue{.alpha = alpha_, .accumulate = true});
     if (const Tensor* b = info.constant_input(1); b && b->dtype() == DataType::kFloat && b->rank() == 2 && b->numel() > 0) {
       ONYX_ASSIGN_OR_RETURN(onednn::PackedWeights packed,
-                            onednn::MatMul::pack_b(b->data<float>(), b->shape(), trans_b_, kRowsHint,
+                            onednn::MatMul::pack_constant_b(*b, trans_b_, kRowsHint,
                                                                    info.settings().bf16_gemm));
       for (auto* mm : {product_.get(), with_bias_.get(), accumulating_.get()}) mm->use_packed_b(packed);
       packed_ = true;

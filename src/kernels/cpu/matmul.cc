@@ -25,7 +25,7 @@ class MatMulKernel final : public Kernel {
       }
       const Tensor& b32 = wide.defined() ? wide : *b;
       ONYX_ASSIGN_OR_RETURN(onednn::PackedWeights packed,
-                            onednn::MatMul::pack_b(b32.data<float>(), b32.shape(), false, kRowsHint,
+                            onednn::MatMul::pack_constant_b(b32, false, kRowsHint,
                                                    info.settings().bf16_gemm));
       matmul_.use_packed_b(std::move(packed));
       packed_ = true;
