@@ -31,6 +31,8 @@ struct OrtThreadingOptions {
   int inter_op_threads = 0;
   bool allow_spinning = true;
   bool denormal_as_zero = false;
+  // SetGlobalIntraOpThreadAffinity's string, checked and kept; not applied (sync_and_affinity.cc).
+  std::string intra_op_affinity;
 };
 
 namespace onyx::capi {
@@ -134,8 +136,9 @@ struct OrtRunOptions {
 };
 
 struct OrtIoBinding {
-  explicit OrtIoBinding(const onyx::Session& session) : binding(session) {}
+  explicit OrtIoBinding(const onyx::Session& session) : binding(session), session(&session) {}
   onyx::IoBinding binding;
+  const onyx::Session* session;  // the binding's (SynchronizeBoundInputs/Outputs wait for its providers)
 };
 
 struct OrtValue {
