@@ -141,8 +141,16 @@ struct OrtIoBinding {
   const onyx::Session* session;  // the binding's (SynchronizeBoundInputs/Outputs wait for its providers)
 };
 
+namespace onyx::capi {
+struct SparseData;  // sparse_values.cc
+}  // namespace onyx::capi
+
+// A value: onyx's Value, or, where `sparse` is set, a sparse tensor (CreateSparseTensor*,
+// sparse_values.cc) and `value` is none. Paths that read `value` alone see a sparse value as
+// none; the members that take values say "sparse" instead (is_sparse).
 struct OrtValue {
   onyx::Value value;
+  std::shared_ptr<onyx::capi::SparseData> sparse = nullptr;
 };
 
 struct OrtMemoryInfo {
@@ -262,5 +270,10 @@ bool is_cpu_memory(const OrtMemoryInfo& info);
 bool same_memory(const OrtMemoryInfo& a, const OrtMemoryInfo& b);
 // The static description of host memory ("Cpu", device allocator, default memory type).
 const OrtMemoryInfo& cpu_memory_info();
+
+// A sparse value's C API view (sparse_values.cc): whether `value` is sparse; its dense shape
+// and values' type as ORT's GetTensorTypeAndShape reports them.
+inline bool is_sparse(const OrtValue* value) { return value && value->sparse != nullptr; }
+OrtTensorTypeAndShapeInfo sparse_dense_info(const OrtValue& value);
 
 }  // namespace onyx::capi

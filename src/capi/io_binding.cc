@@ -24,6 +24,9 @@ OrtStatus* ORT_API_CALL BindInput(OrtIoBinding* binding, const char* name, const
     ONYX_CAPI_REQUIRE(binding, "BindInput");
     ONYX_CAPI_REQUIRE(name, "BindInput");
     ONYX_CAPI_REQUIRE(value, "BindInput");
+    if (is_sparse(value))  // onyx's IR has no sparse-typed model inputs
+      return make_status(ORT_INVALID_ARGUMENT, std::string("BindInput: input '") + name +
+                                                   "' is a sparse tensor; onyx sessions take dense tensors");
     return to_ort_status(binding->binding.bind_input(name, value->value));
   });
 }

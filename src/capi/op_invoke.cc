@@ -374,7 +374,7 @@ OrtStatus* ORT_API_CALL InvokeOp(const OrtKernelContext* context, const OrtOp* o
       if (!v)
         return make_status(ORT_INVALID_ARGUMENT, "InvokeOp: output slot " + std::to_string(i) + " of " + label +
                                                      " is null (pass an OrtValue, such as KernelContext_GetOutput's)");
-      if (!v->value.is_none() && !(v->value.is_tensor() && v->value.tensor().defined()))
+      if (is_sparse(v) || (!v->value.is_none() && !(v->value.is_tensor() && v->value.tensor().defined())))
         return make_status(ORT_INVALID_ARGUMENT, "InvokeOp: output " + std::to_string(i) + " of " + label + " is " +
                                                      v->value.describe() + ", not a tensor");
       if (v->value.is_tensor() && !v->value.tensor().device().is_cpu())

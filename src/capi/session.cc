@@ -303,6 +303,11 @@ OrtStatus* ORT_API_CALL Run(OrtSession* session, const OrtRunOptions* run_option
     for (size_t i = 0; i < input_len; ++i) {
       if (!input_names[i] || !inputs[i])
         return make_status(ORT_INVALID_ARGUMENT, "Run: input " + std::to_string(i) + " has a null name or value");
+      // onyx's IR has no sparse tensor type: no model input can be sparse-typed.
+      if (is_sparse(inputs[i]))
+        return make_status(ORT_INVALID_ARGUMENT, "Run: input '" + std::string(input_names[i]) +
+                                                     "' is a sparse tensor; onyx sessions take dense tensors (onyx's "
+                                                     "IR has no sparse-typed model inputs)");
       feeds.emplace_back(input_names[i], inputs[i]->value);
     }
     std::vector<std::string> wanted;

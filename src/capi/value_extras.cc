@@ -2,8 +2,8 @@
 // in place, copies between tensors, symbolic dims set by the caller.
 //
 // Contracts:
-// - IsSparseTensor: onyx makes no sparse values (CreateSparseTensorAsOrtValue and its kin are
-//   not implemented), so *out is 0 for every value.
+// - IsSparseTensor: 1 for a sparse value (CreateSparseTensorAsOrtValue and its kin,
+//   sparse_values.cc), 0 for every other value.
 // - GetResizedStringTensorElementBuffer: element `index` of a string tensor becomes
 //   `length_in_bytes` bytes long (new bytes are NUL, old ones up to that length kept) and
 //   *buffer points at them, for the caller to write. The pointer stays valid until that element
@@ -25,7 +25,7 @@ namespace onyx::capi {
 OrtStatus* ORT_API_CALL IsSparseTensor(const OrtValue* value, int* out) {
   ONYX_CAPI_REQUIRE(value, "IsSparseTensor");
   ONYX_CAPI_REQUIRE(out, "IsSparseTensor");
-  *out = 0;
+  *out = is_sparse(value) ? 1 : 0;
   return nullptr;
 }
 

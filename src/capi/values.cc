@@ -43,6 +43,13 @@ OrtStatus* shape_from(const int64_t* shape, size_t shape_len, Shape& out, const 
 
 const Tensor* tensor_of(const OrtValue* value) { return value && value->value.is_tensor() ? &value->value.tensor() : nullptr; }
 
+// INVALID_ARGUMENT for a value that is not a dense tensor, naming a sparse one as such.
+OrtStatus* not_a_tensor(const OrtValue* value, const char* call) {
+  return make_status(ORT_INVALID_ARGUMENT, std::string(call) + (is_sparse(value)
+                                                                    ? ": the value is a sparse tensor (use the GetSparseTensor* members)"
+                                                                    : ": the value is not a tensor"));
+}
+
 }  // namespace
 
 OrtTypeInfo type_info_of(const ir::TypeInfo& type) {
@@ -167,7 +174,8 @@ OrtStatus* copy_to_allocator(OrtAllocator* allocator, const std::string& s, char
 OrtStatus* ORT_API_CALL CastTypeInfoToTensorInfo(const OrtTypeInfo* type_info, const OrtTensorTypeAndShapeInfo** out) {
   ONYX_CAPI_REQUIRE(type_info, "CastTypeInfoToTensorInfo");
   ONYX_CAPI_REQUIRE(out, "CastTypeInfoToTensorInfo");
-  *out = type_info->kind == ONNX_TYPE_TENSOR ? &type_info->tensor : nullptr;  // ORT: null for other kinds
+  // ORT: a tensor's or a sparse tensor's; null for other kinds
+  *out = type_info->kind == ONNX_TYPE_TENSOR || type_info->kind == ONNX_TYPE_SPARSETENSOR ? &type_info->tensor : nullptr;
   return nullptr;
 }
 
@@ -224,8 +232,12 @@ OrtStatus* ORT_API_CALL GetTensorShapeElementCount(const OrtTensorTypeAndShapeIn
 OrtStatus* ORT_API_CALL GetTensorTypeAndShape(const OrtValue* value, OrtTensorTypeAndShapeInfo** out) {
   return guarded("GetTensorTypeAndShape", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(out, "GetTensorTypeAndShape");
+    if (is_sparse(value)) {  // as ORT: the dense shape and the values' type
+      *out = new OrtTensorTypeAndShapeInfo(sparse_dense_info(*value));
+      return nullptr;
+    }
     const Tensor* t = tensor_of(value);
-    if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorTypeAndShape: the value is not a tensor");
+    if (!t) return not_a_tensor(value, "GetTensorTypeAndShape");
     *out = new OrtTensorTypeAndShapeInfo(tensor_info_of(*t));
     return nullptr;
   });
@@ -235,6 +247,13 @@ OrtStatus* ORT_API_CALL GetTypeInfo(const OrtValue* value, OrtTypeInfo** out) {
   return guarded("GetTypeInfo", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(value, "GetTypeInfo");
     ONYX_CAPI_REQUIRE(out, "GetTypeInfo");
+    if (is_sparse(value)) {  // a sparse tensor of the values' type and the dense shape
+      auto info = std::make_unique<OrtTypeInfo>();
+      info->kind = ONNX_TYPE_SPARSETENSOR;
+      info->tensor = sparse_dense_info(*value);
+      *out = info.release();
+      return nullptr;
+    }
     *out = new OrtTypeInfo(type_info_of_value(value->value));
     return nullptr;
   });
@@ -386,7 +405,7 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValue(OrtAllocator* d
 OrtStatus* ORT_API_CALL GetTensorSizeInBytes(const OrtValue* value, size_t* size) {
   ONYX_CAPI_REQUIRE(size, "GetTensorSizeInBytes");
   const Tensor* t = tensor_of(value);
-  if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorSizeInBytes: the value is not a tensor");
+  if (!t) return not_a_tensor(value, "GetTensorSizeInBytes");
   if (t->dtype() == DataType::kString)
     return make_status(ORT_INVALID_ARGUMENT, "GetTensorSizeInBytes: a string tensor (use GetStringTensorDataLength)");
   *size = t->nbytes();
@@ -401,7 +420,7 @@ OrtStatus* ORT_API_CALL GetTensorElementTypeAndShapeDataReference(const OrtValue
   ONYX_CAPI_REQUIRE(shape_data, "GetTensorElementTypeAndShapeDataReference");
   ONYX_CAPI_REQUIRE(shape_data_count, "GetTensorElementTypeAndShapeDataReference");
   const Tensor* t = tensor_of(value);
-  if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorElementTypeAndShapeDataReference: the value is not a tensor");
+  if (!t) return not_a_tensor(value, "GetTensorElementTypeAndShapeDataReference");
   *elem_type = element_type_of(t->dtype());
   *shape_data = t->shape().data();
   *shape_data_count = t->shape().size();
@@ -418,7 +437,8 @@ OrtStatus* ORT_API_CALL IsTensor(const OrtValue* value, int* out) {
 OrtStatus* ORT_API_CALL GetValueType(const OrtValue* value, enum ONNXType* out) {
   ONYX_CAPI_REQUIRE(value, "GetValueType");
   ONYX_CAPI_REQUIRE(out, "GetValueType");
-  *out = value->value.is_tensor() ? ONNX_TYPE_TENSOR
+  *out = is_sparse(value)            ? ONNX_TYPE_SPARSETENSOR
+         : value->value.is_tensor()   ? ONNX_TYPE_TENSOR
          : value->value.is_sequence() ? ONNX_TYPE_SEQUENCE
          : value->value.is_map() ? ONNX_TYPE_MAP
                                  : ONNX_TYPE_OPTIONAL;  // none: an optional without a value
@@ -428,7 +448,7 @@ OrtStatus* ORT_API_CALL GetValueType(const OrtValue* value, enum ONNXType* out) 
 OrtStatus* ORT_API_CALL GetTensorMutableData(OrtValue* value, void** out) {
   ONYX_CAPI_REQUIRE(out, "GetTensorMutableData");
   const Tensor* t = tensor_of(value);
-  if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorMutableData: the value is not a tensor");
+  if (!t) return not_a_tensor(value, "GetTensorMutableData");
   if (t->dtype() == DataType::kString)
     return make_status(ORT_INVALID_ARGUMENT, "GetTensorMutableData: a string tensor (use GetStringTensorContent)");
   *out = const_cast<void*>(t->raw_data());
@@ -438,7 +458,7 @@ OrtStatus* ORT_API_CALL GetTensorMutableData(OrtValue* value, void** out) {
 OrtStatus* ORT_API_CALL GetTensorData(const OrtValue* value, const void** out) {
   ONYX_CAPI_REQUIRE(out, "GetTensorData");
   const Tensor* t = tensor_of(value);
-  if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorData: the value is not a tensor");
+  if (!t) return not_a_tensor(value, "GetTensorData");
   if (t->dtype() == DataType::kString)
     return make_status(ORT_INVALID_ARGUMENT, "GetTensorData: a string tensor (use GetStringTensorContent)");
   *out = t->raw_data();
@@ -450,7 +470,7 @@ void ORT_API_CALL ReleaseValue(OrtValue* value) { delete value; }
 OrtStatus* ORT_API_CALL GetTensorMemoryInfo(const OrtValue* value, const OrtMemoryInfo** mem_info) {
   ONYX_CAPI_REQUIRE(mem_info, "GetTensorMemoryInfo");
   const Tensor* t = tensor_of(value);
-  if (!t) return make_status(ORT_INVALID_ARGUMENT, "GetTensorMemoryInfo: the value is not a tensor");
+  if (!t) return not_a_tensor(value, "GetTensorMemoryInfo");
   if (!t->device().is_cpu()) return not_implemented("GetTensorMemoryInfo of a tensor on a device");
   *mem_info = default_allocator()->Info(default_allocator());
   return nullptr;
@@ -560,7 +580,7 @@ OrtStatus* ORT_API_CALL TensorAt(OrtValue* value, const int64_t* location_values
                                  void** out) {
   ONYX_CAPI_REQUIRE(out, "TensorAt");
   const Tensor* t = tensor_of(value);
-  if (!t) return make_status(ORT_INVALID_ARGUMENT, "TensorAt: the value is not a tensor");
+  if (!t) return not_a_tensor(value, "TensorAt");
   if (t->dtype() == DataType::kString) return make_status(ORT_INVALID_ARGUMENT, "TensorAt: a string tensor");
   if (location_values_count != size_t(t->rank()))
     return make_status(ORT_INVALID_ARGUMENT, "TensorAt: " + std::to_string(location_values_count) +
@@ -581,7 +601,7 @@ OrtStatus* ORT_API_CALL TensorAt(OrtValue* value, const int64_t* location_values
 OrtStatus* ORT_API_CALL HasValue(const OrtValue* value, int* out) {
   ONYX_CAPI_REQUIRE(value, "HasValue");
   ONYX_CAPI_REQUIRE(out, "HasValue");
-  *out = !value->value.is_none();
+  *out = is_sparse(value) || !value->value.is_none();
   return nullptr;
 }
 
