@@ -28,6 +28,11 @@ OrtStatus* ORT_API_CALL CreateValue(const OrtValue* const* in, size_t num_values
     }
     if (value_type == ONNX_TYPE_MAP) {
       if (items.size() != 2) return make_status(ORT_INVALID_ARGUMENT, "CreateValue: a map needs two tensors, keys and values");
+      // ONNX's map keys are strings or integers.
+      const DataType key = items[0].dtype();
+      if (key != DataType::kString && !is_integer_type(key))
+        return make_status(ORT_INVALID_ARGUMENT, "CreateValue: a map's keys must be strings or integers, got " +
+                                                     items[0].describe());
       auto map = Value::map(items[0], items[1]);
       if (!map.ok()) return to_ort_status(map.status());
       *out = new OrtValue{std::move(map).value()};

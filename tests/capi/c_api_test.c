@@ -328,6 +328,9 @@ static void containers(void) {
     CHECK(code_of(api->GetValue(map, 2, allocator, &got)) == ORT_INVALID_ARGUMENT);
     api->ReleaseValue(map);
   }
+  /* Map keys are strings or integers: float keys are refused. */
+  const OrtValue* float_keys[2] = {b, b};
+  CHECK(code_of(api->CreateValue(float_keys, 2, ONNX_TYPE_MAP, &map)) == ORT_INVALID_ARGUMENT);
   const OrtValue* mixed[2] = {a, b};
   OrtValue* seq = NULL;
   CHECK(code_of(api->CreateValue(mixed, 2, ONNX_TYPE_SEQUENCE, &seq)) == ORT_INVALID_ARGUMENT);
