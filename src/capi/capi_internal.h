@@ -128,11 +128,27 @@ struct OrtSession {
   std::vector<std::shared_ptr<const onyx::capi::SharedAllocator>> env_allocators;
 };
 
+namespace onyx::capi {
+// A LoRA adapter's parameters (lora_adapters.cc): named CPU tensors, never changed once read;
+// shared by the adapter and every run options it was made active in.
+struct LoraParameters {
+  std::vector<std::pair<std::string, Tensor>> params;
+};
+}  // namespace onyx::capi
+
+// CreateLoraAdapter(FromArray) (lora_adapters.cc).
+struct OrtLoraAdapter {
+  std::shared_ptr<const onyx::capi::LoraParameters> parameters;
+};
+
 struct OrtRunOptions {
   onyx::RunOptions core;
   std::string tag;
   int log_level = 2;
   int log_verbosity = 0;  // stored for the getter; onyx's messages have no verbosity levels
+  // RunOptionsAddActiveLoraAdapter: the adapters' parameters (shared, so releasing an adapter
+  // before these options is safe); the C API's Run feeds them (lora_adapters.cc).
+  std::vector<std::shared_ptr<const onyx::capi::LoraParameters>> active_adapters;
 };
 
 struct OrtIoBinding {
@@ -275,5 +291,11 @@ const OrtMemoryInfo& cpu_memory_info();
 // and values' type as ORT's GetTensorTypeAndShape reports them.
 inline bool is_sparse(const OrtValue* value) { return value && value->sparse != nullptr; }
 OrtTensorTypeAndShapeInfo sparse_dense_info(const OrtValue& value);
+
+// Run's feeds completed with the parameters of the adapters active in `options` (none when
+// null): each must name an input of the session's model that `feeds` does not already hold
+// (INVALID_ARGUMENT naming it otherwise). lora_adapters.cc.
+OrtStatus* add_lora_feeds(const OrtSession& session, const OrtRunOptions* options,
+                          std::vector<std::pair<std::string, Value>>& feeds);
 
 }  // namespace onyx::capi

@@ -310,6 +310,7 @@ OrtStatus* ORT_API_CALL Run(OrtSession* session, const OrtRunOptions* run_option
                                                      "IR has no sparse-typed model inputs)");
       feeds.emplace_back(input_names[i], inputs[i]->value);
     }
+    if (OrtStatus* st = add_lora_feeds(*session, run_options, feeds)) return st;
     std::vector<std::string> wanted;
     for (size_t i = 0; i < output_names_len; ++i) {
       if (!output_names[i]) return make_status(ORT_INVALID_ARGUMENT, "Run: output name " + std::to_string(i) + " is null");

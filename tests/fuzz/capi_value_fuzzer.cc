@@ -4,7 +4,8 @@
 // memory of a fuzzed length; string tensors filled and read back into buffers of fuzzed
 // sizes; sequences and maps made of the values so far, then taken apart. Every call must
 // return a status or a value, never crash, hang or leak; every status is released. The input
-// is a script: each step's first byte picks the call, the next bytes its arguments.
+// is a script: each step's first byte picks the call, the next bytes its arguments. The same
+// bytes are first read as a LoRA adapter (CreateLoraAdapterFromArray, lora_adapters.cc).
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -90,6 +91,14 @@ void inspect(const OrtValue* v) {
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!api) return 0;
+  {  // the whole input as a LoRA adapter (.onnx_adapter), its file identifier put in place so
+     // that the reader gets past it; the copy is exactly `size` bytes long
+    std::vector<uint8_t> adapter_bytes(data, data + size);
+    if (size >= 8) std::memcpy(adapter_bytes.data() + 4, "TORT", 4);
+    OrtLoraAdapter* adapter = nullptr;
+    release(api->CreateLoraAdapterFromArray(adapter_bytes.data(), adapter_bytes.size(), nullptr, &adapter));
+    api->ReleaseLoraAdapter(adapter);
+  }
   Script s{data, size};
   OrtAllocator* allocator = nullptr;
   release(api->GetAllocatorWithDefaultOptions(&allocator));

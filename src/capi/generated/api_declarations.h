@@ -242,6 +242,10 @@ OrtStatus* ORT_API_CALL KernelContext_ParallelFor(const OrtKernelContext* contex
 OrtStatus* ORT_API_CALL KernelContext_GetScratchBuffer(const OrtKernelContext* context, const OrtMemoryInfo* mem_info, size_t count_or_bytes, void** out);
 OrtStatus* ORT_API_CALL KernelInfoGetAllocator(const OrtKernelInfo* info, OrtMemType mem_type, OrtAllocator** out);
 OrtStatus* ORT_API_CALL AddExternalInitializersFromFilesInMemory(OrtSessionOptions* options, const ORTCHAR_T* const* external_initializer_file_names, char* const* external_initializer_file_buffer_array, const size_t* external_initializer_file_lengths, size_t num_external_initializer_files);
+OrtStatus* ORT_API_CALL CreateLoraAdapter(const ORTCHAR_T* adapter_file_path, OrtAllocator* allocator, OrtLoraAdapter** out);
+OrtStatus* ORT_API_CALL CreateLoraAdapterFromArray(const void* bytes, size_t num_bytes, OrtAllocator* allocator, OrtLoraAdapter** out);
+void ORT_API_CALL ReleaseLoraAdapter(OrtLoraAdapter* input);
+OrtStatus* ORT_API_CALL RunOptionsAddActiveLoraAdapter(OrtRunOptions* options, const OrtLoraAdapter* adapter);
 OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValue(OrtAllocator* deleter, void* p_data, size_t p_data_len, const int64_t* shape, size_t shape_len, ONNXTensorElementDataType type, OrtValue** out);
 OrtStatus* ORT_API_CALL SessionOptionsSetLoadCancellationFlag(OrtSessionOptions* options, bool cancel);
 void ORT_API_CALL CreateKeyValuePairs(OrtKeyValuePairs** out);
