@@ -272,12 +272,16 @@ class GraphConverter {
   bool in_function_ = false;
 };
 
+constexpr int64_t kMaxIrVersion = 13;
+
 Result<ir::Model> convert_model(onnx::ModelProto& mp, const std::string& base_dir, const LoadOptions& options,
                                 const LiftedInitializers* lifted = nullptr) {
   ir::Model m;
   m.ir_version = mp.ir_version();
-  if (m.ir_version < 1 || m.ir_version > 10)
-    return invalid_model("unsupported IR version ", m.ir_version, " (onyx reads IR 1 to 10)");
+  // IR 11 to 13 (ONNX 1.18 and later) add element types and fields; onyx refuses what it
+  // lacks of those by name where a model uses them, so such models load like IR 10 ones.
+  if (m.ir_version < 1 || m.ir_version > kMaxIrVersion)
+    return invalid_model("unsupported IR version ", m.ir_version, " (onyx reads IR 1 to ", kMaxIrVersion, ")");
   for (const auto& op : mp.opset_import()) {
     const std::string d = op.domain() == "ai.onnx" ? "" : op.domain();
     if (op.version() < 1) return invalid_model("opset import for domain '", d, "' has version ", op.version());

@@ -176,3 +176,35 @@ TEST(Loader, Opset21ModelsRun) {
 
 }  // namespace
 }  // namespace onyx
+
+namespace onyx {
+namespace {
+
+// IR versions 11 to 13 (ONNX 1.18 and later) load and run; past 13, and 0, are refused by number.
+TEST(Loader, IrVersionsUpTo13Load) {
+  for (int64_t ir : {int64_t(11), int64_t(13)}) {
+    ModelBuilder b(21, ir);
+    b.input("x", {3}).output("y", {3});
+    b.node("Add", {"x", "x"}, {"y"});
+    const std::string bytes = b.bytes();
+    auto session = Session::load_bytes(bytes.data(), bytes.size());
+    ASSERT_TRUE(session.ok()) << "IR " << ir << ": " << session.status().to_string();
+    Tensor x(DataType::kFloat, {3});
+    for (int i = 0; i < 3; ++i) x.data<float>()[i] = float(i) + 0.5f;
+    auto out = (*session)->run({{"x", Value(x)}});
+    ASSERT_TRUE(out.ok()) << out.status().to_string();
+    EXPECT_EQ(out->at(0).tensor().data<float>()[2], 5.f);
+  }
+  for (int64_t ir : {int64_t(0), int64_t(14)}) {
+    ModelBuilder b(21, ir);
+    b.input("x", {3}).output("y", {3});
+    b.node("Add", {"x", "x"}, {"y"});
+    auto loaded = load(b);
+    ASSERT_FALSE(loaded.ok()) << "IR " << ir;
+    EXPECT_NE(loaded.status().message().find("unsupported IR version " + std::to_string(ir)), std::string::npos)
+        << loaded.status().to_string();
+  }
+}
+
+}  // namespace
+}  // namespace onyx
