@@ -130,16 +130,6 @@ std::set<OrtAllocator*>& handed_out() {
 
 std::string describe(const OrtMemoryInfo& info) { return "'" + info.name + "' (device id " + std::to_string(info.id) + ")"; }
 
-// Reads a C enum argument's bits as an int (outside the enum's values, reading it as the enum
-// would be undefined).
-template <typename Enum>
-int as_int(const Enum& e) {
-  static_assert(sizeof(Enum) == sizeof(int));
-  int raw = 0;
-  std::memcpy(&raw, &e, sizeof raw);
-  return raw;
-}
-
 // Adds `entry` to the environment's shared allocators; INVALID_ARGUMENT when one serves that
 // memory already.
 OrtStatus* register_shared(OrtEnv* env, std::shared_ptr<SharedAllocator> entry, const char* call) {

@@ -5,6 +5,7 @@
 #pragma once
 #include <atomic>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -272,6 +273,16 @@ OrtStatus* copy_to_allocator(OrtAllocator* allocator, const std::string& s, char
 // The run options a call passes, or defaults; by reference, so that a terminate set while
 // the run goes on is seen.
 const RunOptions& run_options_or_defaults(const OrtRunOptions* options);
+
+// A C enum argument's bits read as an int: a C caller may pass any int, and reading a value
+// outside the enum's as the enum is undefined (UBSan aborts on it).
+template <typename Enum>
+int as_int(const Enum& e) {
+  static_assert(sizeof(Enum) == sizeof(int));
+  int raw = 0;
+  std::memcpy(&raw, &e, sizeof raw);
+  return raw;
+}
 
 // A memory info by name, as CreateMemoryInfo makes it: "Cuda" is a GPU of NVIDIA's (its memory
 // host-accessible for the CPU input/output memory types), "CudaPinned" host memory pinned for

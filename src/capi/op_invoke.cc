@@ -68,14 +68,6 @@ namespace {
 
 constexpr size_t kMaxSessions = 8;
 
-template <typename Enum>
-int as_int(const Enum& e) {
-  static_assert(sizeof(Enum) == sizeof(int));
-  int raw = 0;
-  std::memcpy(&raw, &e, sizeof raw);
-  return raw;
-}
-
 const char* attr_type_name(ir::Attribute::Type t) {
   using T = ir::Attribute::Type;
   switch (t) {

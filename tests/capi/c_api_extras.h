@@ -6,15 +6,6 @@
 
 #include "capi_check.h"
 
-/* The call failed with `code` and a message containing `text` (NULL: any); releases it. */
-static inline int failed_with(OrtStatus* status, OrtErrorCode code, const char* text) {
-  if (!status) return 0;
-  int match = api->GetErrorCode(status) == code && (!text || strstr(api->GetErrorMessage(status), text));
-  if (!match) fprintf(stderr, "unexpected status %d: %s\n", (int)api->GetErrorCode(status), api->GetErrorMessage(status));
-  api->ReleaseStatus(status);
-  return match;
-}
-
 static inline OrtMemoryInfo* make_cpu_info(void) {
   OrtMemoryInfo* info = NULL;
   ok(api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &info), "CreateCpuMemoryInfo");

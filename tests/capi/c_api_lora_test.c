@@ -11,17 +11,6 @@
 
 #include "capi_check.h"
 
-static int failed_with(OrtStatus* status, OrtErrorCode code, const char* text) {
-  if (!status) {
-    fprintf(stderr, "expected a failure, the call succeeded\n");
-    return 0;
-  }
-  int match = api->GetErrorCode(status) == code && (!text || strstr(api->GetErrorMessage(status), text));
-  if (!match) fprintf(stderr, "unexpected status %d: %s\n", (int)api->GetErrorCode(status), api->GetErrorMessage(status));
-  api->ReleaseStatus(status);
-  return match;
-}
-
 static OrtSession* session;
 static OrtMemoryInfo* cpu;
 static float x_data[4] = {1, 2, 3, 4};

@@ -12,15 +12,6 @@
 
 #include "capi_check.h"
 
-/* The call failed with `code` and a message containing `text` (NULL: any); releases it. */
-static int failed_with(OrtStatus* status, OrtErrorCode code, const char* text) {
-  if (!status) return 0;
-  int match = api->GetErrorCode(status) == code && (!text || strstr(api->GetErrorMessage(status), text));
-  if (!match) fprintf(stderr, "unexpected status %d: %s\n", (int)api->GetErrorCode(status), api->GetErrorMessage(status));
-  api->ReleaseStatus(status);
-  return match;
-}
-
 /* Attributes: made, read back, and refused. */
 static void op_attributes(void) {
   OrtOpAttr* attr = NULL;

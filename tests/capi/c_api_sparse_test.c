@@ -15,18 +15,6 @@
 
 #include "capi_check.h"
 
-/* The call failed with `code` and a message containing `text` (NULL: any); releases it. */
-static int failed_with(OrtStatus* status, OrtErrorCode code, const char* text) {
-  if (!status) {
-    fprintf(stderr, "expected a failure, the call succeeded\n");
-    return 0;
-  }
-  int match = api->GetErrorCode(status) == code && (!text || strstr(api->GetErrorMessage(status), text));
-  if (!match) fprintf(stderr, "unexpected status %d: %s\n", (int)api->GetErrorCode(status), api->GetErrorMessage(status));
-  api->ReleaseStatus(status);
-  return match;
-}
-
 static OrtAllocator* allocator;
 static OrtMemoryInfo* cpu;
 

@@ -1,9 +1,10 @@
 /* The checking helpers of the C tests of onyx's C API (c_api_test.c, c_api_values_test.c,
- * custom_ops_test.c): a failure counter, CHECK, and two ways to take an OrtStatus. Each test
+ * custom_ops_test.c ...): a failure counter, CHECK, and three ways to take an OrtStatus. Each test
  * sets `api` from OrtGetApiBase() before calling them. */
 #ifndef ONYX_TESTS_CAPI_CHECK_H
 #define ONYX_TESTS_CAPI_CHECK_H
 #include <stdio.h>
+#include <string.h>
 
 #include "onnxruntime_c_api.h"
 
@@ -32,6 +33,19 @@ static inline OrtErrorCode code_of(OrtStatus* status) {
   OrtErrorCode code = status ? api->GetErrorCode(status) : ORT_OK;
   if (status) api->ReleaseStatus(status);
   return code;
+}
+
+/* The call failed with `code` and a message containing `text` (NULL: any); releases its
+ * status. A call that succeeded instead is reported. */
+static inline int failed_with(OrtStatus* status, OrtErrorCode code, const char* text) {
+  if (!status) {
+    fprintf(stderr, "expected a failure, the call succeeded\n");
+    return 0;
+  }
+  int match = api->GetErrorCode(status) == code && (!text || strstr(api->GetErrorMessage(status), text));
+  if (!match) fprintf(stderr, "unexpected status %d: %s\n", (int)api->GetErrorCode(status), api->GetErrorMessage(status));
+  api->ReleaseStatus(status);
+  return match;
 }
 
 #endif
