@@ -1,13 +1,9 @@
-// Values and shape descriptions beyond the basic members: sparseness, string elements resized
-// in place, copies between tensors, symbolic dims set by the caller.
+// Values and shape descriptions beyond the basic members: sparseness, copies between tensors,
+// symbolic dims set by the caller.
 //
 // Contracts:
 // - IsSparseTensor: 1 for a sparse value (CreateSparseTensorAsOrtValue and its kin,
 //   sparse_values.cc), 0 for every other value.
-// - GetResizedStringTensorElementBuffer: element `index` of a string tensor becomes
-//   `length_in_bytes` bytes long (new bytes are NUL, old ones up to that length kept) and
-//   *buffer points at them, for the caller to write. The pointer stays valid until that element
-//   changes again or the tensor's last value goes. Values that share the tensor see the change.
 // - CopyTensors: host to host, with `env` required and no stream (onyx hands out no
 //   OrtSyncStream). Every pair is checked first (counts, non-null tensors, equal element types
 //   and shapes: INVALID_ARGUMENT; device memory on either side: NOT_IMPLEMENTED); then all are
@@ -27,25 +23,6 @@ OrtStatus* ORT_API_CALL IsSparseTensor(const OrtValue* value, int* out) {
   ONYX_CAPI_REQUIRE(out, "IsSparseTensor");
   *out = is_sparse(value) ? 1 : 0;
   return nullptr;
-}
-
-OrtStatus* ORT_API_CALL GetResizedStringTensorElementBuffer(OrtValue* value, size_t index, size_t length_in_bytes,
-                                                            char** buffer) {
-  return guarded("GetResizedStringTensorElementBuffer", [&]() -> OrtStatus* {
-    ONYX_CAPI_REQUIRE(value, "GetResizedStringTensorElementBuffer");
-    ONYX_CAPI_REQUIRE(buffer, "GetResizedStringTensorElementBuffer");
-    if (!value->value.is_tensor() || value->value.tensor().dtype() != DataType::kString)
-      return make_status(ORT_INVALID_ARGUMENT, "GetResizedStringTensorElementBuffer: the value is " +
-                                                   value->value.describe() + ", not a string tensor");
-    Tensor& t = value->value.tensor();
-    if (index >= size_t(t.numel()))
-      return make_status(ORT_INVALID_ARGUMENT, "GetResizedStringTensorElementBuffer: index " + std::to_string(index) +
-                                                   " is out of range for " + std::to_string(t.numel()) + " strings");
-    std::string& s = t.data<std::string>()[index];
-    s.resize(length_in_bytes);
-    *buffer = s.data();
-    return nullptr;
-  });
 }
 
 OrtStatus* ORT_API_CALL CopyTensors(const OrtEnv* env, const OrtValue* const* src_tensors,

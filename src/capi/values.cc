@@ -1,5 +1,5 @@
 // Values, their type and shape information, memory info and the default allocator through
-// the C API. Tensors of numbers and strings in this slice: sequences, maps and optionals
+// the C API (string tensors' elements: string_tensors.cc). Sequences, maps and optionals
 // answer NOT_IMPLEMENTED where they would need more.
 #include <cstdlib>
 #include <cstring>
@@ -479,101 +479,6 @@ OrtStatus* ORT_API_CALL GetTensorMemoryInfo(const OrtValue* value, const OrtMemo
 void ORT_API_CALL MemoryInfoGetDeviceType(const OrtMemoryInfo* ptr, OrtMemoryInfoDeviceType* out) {
   if (!ptr || !out) return;
   *out = ptr->device_type;
-}
-
-// String tensors.
-
-OrtStatus* ORT_API_CALL FillStringTensor(OrtValue* value, const char* const* s, size_t s_len) {
-  return guarded("FillStringTensor", [&]() -> OrtStatus* {
-    if (!value || !value->value.is_tensor() || value->value.tensor().dtype() != DataType::kString)
-      return make_status(ORT_INVALID_ARGUMENT, "FillStringTensor: the value is not a string tensor");
-    Tensor& t = value->value.tensor();
-    if (size_t(t.numel()) != s_len)
-      return make_status(ORT_INVALID_ARGUMENT, "FillStringTensor: " + std::to_string(s_len) + " strings for " +
-                                                   std::to_string(t.numel()) + " elements");
-    if (s_len && !s) return make_status(ORT_INVALID_ARGUMENT, "FillStringTensor: s is null");
-    for (size_t i = 0; i < s_len; ++i) t.data<std::string>()[i] = s[i] ? s[i] : "";
-    return nullptr;
-  });
-}
-
-OrtStatus* ORT_API_CALL GetStringTensorDataLength(const OrtValue* value, size_t* len) {
-  ONYX_CAPI_REQUIRE(len, "GetStringTensorDataLength");
-  const Tensor* t = tensor_of(value);
-  if (!t || t->dtype() != DataType::kString)
-    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorDataLength: the value is not a string tensor");
-  size_t total = 0;
-  for (int64_t i = 0; i < t->numel(); ++i) total += t->data<std::string>()[i].size();
-  *len = total;
-  return nullptr;
-}
-
-OrtStatus* ORT_API_CALL GetStringTensorContent(const OrtValue* value, void* s, size_t s_len, size_t* offsets,
-                                               size_t offsets_len) {
-  const Tensor* t = tensor_of(value);
-  if (!t || t->dtype() != DataType::kString)
-    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorContent: the value is not a string tensor");
-  if (offsets_len != size_t(t->numel()))
-    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorContent: " + std::to_string(offsets_len) +
-                                                 " offsets for " + std::to_string(t->numel()) + " strings");
-  size_t total = 0;
-  for (int64_t i = 0; i < t->numel(); ++i) total += t->data<std::string>()[i].size();
-  if (s_len < total)
-    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorContent: " + std::to_string(s_len) +
-                                                 " bytes for strings of " + std::to_string(total));
-  if ((total && !s) || (offsets_len && !offsets))
-    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorContent: null buffer");
-  size_t at = 0;
-  for (int64_t i = 0; i < t->numel(); ++i) {
-    const std::string& str = t->data<std::string>()[i];
-    offsets[i] = at;
-    if (!str.empty()) std::memcpy(static_cast<char*>(s) + at, str.data(), str.size());
-    at += str.size();
-  }
-  return nullptr;
-}
-
-// The string element `index` of a string tensor value, or an OrtStatus naming `call`.
-static OrtStatus* string_element(const OrtValue* value, size_t index, const char* call, std::string** out) {
-  const Tensor* t = tensor_of(value);
-  if (!t || t->dtype() != DataType::kString)
-    return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": the value is not a string tensor");
-  if (index >= size_t(t->numel()))
-    return make_status(ORT_INVALID_ARGUMENT, std::string(call) + ": index " + std::to_string(index) +
-                                                 " is out of range for " + std::to_string(t->numel()) + " strings");
-  *out = const_cast<std::string*>(t->data<std::string>()) + index;
-  return nullptr;
-}
-
-OrtStatus* ORT_API_CALL GetStringTensorElementLength(const OrtValue* value, size_t index, size_t* out) {
-  ONYX_CAPI_REQUIRE(out, "GetStringTensorElementLength");
-  std::string* s = nullptr;
-  if (OrtStatus* st = string_element(value, index, "GetStringTensorElementLength", &s)) return st;
-  *out = s->size();
-  return nullptr;
-}
-
-OrtStatus* ORT_API_CALL GetStringTensorElement(const OrtValue* value, size_t s_len, size_t index, void* out) {
-  std::string* s = nullptr;
-  if (OrtStatus* st = string_element(value, index, "GetStringTensorElement", &s)) return st;
-  if (s_len < s->size())
-    return make_status(ORT_INVALID_ARGUMENT, "GetStringTensorElement: " + std::to_string(s_len) +
-                                                 " bytes for a string of " + std::to_string(s->size()));
-  if (!s->empty()) {
-    ONYX_CAPI_REQUIRE(out, "GetStringTensorElement");
-    std::memcpy(out, s->data(), s->size());  // not NUL-terminated, as ORT's
-  }
-  return nullptr;
-}
-
-OrtStatus* ORT_API_CALL FillStringTensorElement(OrtValue* value, const char* str, size_t index) {
-  return guarded("FillStringTensorElement", [&]() -> OrtStatus* {
-    ONYX_CAPI_REQUIRE(str, "FillStringTensorElement");
-    std::string* s = nullptr;
-    if (OrtStatus* st = string_element(value, index, "FillStringTensorElement", &s)) return st;
-    *s = str;
-    return nullptr;
-  });
 }
 
 OrtStatus* ORT_API_CALL TensorAt(OrtValue* value, const int64_t* location_values, size_t location_values_count,
