@@ -21,7 +21,8 @@
 // input is uploaded, integer ones too, since a recorded run takes its inputs on the device:
 // the first run is then unrecorded, the next (the first warm-up run) recorded, the rest replays.
 // --bf16-gemm turns on SessionOptions::bf16_gemm (float32 MatMul/Gemm with constant weights
-// multiplied in bfloat16).
+// multiplied in bfloat16). --disable-optimizer NAME (repeatable) leaves that pass out
+// (SessionOptions::disabled_optimizers, ORT's disabled_optimizers), for A/B measurements.
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -48,7 +49,7 @@ std::string usage() {
   const std::string indent = "\n                  ";
   return "usage: onyx bench MODEL [--threads N] [--runs N] [--warmup N] [--batch N] [--seq N] [--json FILE]" + indent +
          "[--input NAME=FILE]... [--inputs-dir DIR] [--level 0|1|2|99] [--bf16-gemm] [--device-io]" + indent +
-         "[--profile FILE]" + indent + kFreeDimUsage + indent + kSaveUsage + indent + kProviderUsage +
+         "[--profile FILE] [--disable-optimizer NAME]..." + indent + kFreeDimUsage + indent + kSaveUsage + indent + kProviderUsage +
          "\n"
          "Times MODEL: session-create time, first run, min/median/p90 latency over --runs runs (after\n"
          "--warmup untimed ones), peak RSS; --json writes them. Inputs not given are random (floats in\n"
@@ -100,6 +101,9 @@ Result<BenchArgs> parse(const std::vector<std::string>& args) {
       r.options.bf16_gemm = true;
     } else if (a == "--device-io") {
       r.device_io = true;
+    } else if (a == "--disable-optimizer") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      r.options.disabled_optimizers.insert(v);
     } else if (a == "--json") {
       ONYX_ASSIGN_OR_RETURN(r.json, next());
     } else if (a == "--profile") {

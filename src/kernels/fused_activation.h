@@ -42,12 +42,13 @@ struct FusedActivation {
   }
 };
 
-// Reads `activation` / `activation_params`; INVALID_MODEL for an unknown activation or a
+// Reads `activation` / `activation_params` (with `prefix` before both names: ops fusing several
+// stages give each its own, "expand_activation"); INVALID_MODEL for an unknown activation or a
 // wrong number of parameters.
-inline Result<FusedActivation> parse_fused_activation(const KernelInfo& info) {
+inline Result<FusedActivation> parse_fused_activation(const KernelInfo& info, const std::string& prefix = "") {
   FusedActivation a;
-  const std::string name = info.attr_string("activation", "");
-  const std::vector<float> params = info.attr_floats("activation_params");
+  const std::string name = info.attr_string(prefix + "activation", "");
+  const std::vector<float> params = info.attr_floats(prefix + "activation_params");
   auto want = [&](size_t n) -> Status {
     if (params.size() != n)
       return invalid_model("activation ", name, " takes ", n, " activation_params, got ", params.size());
