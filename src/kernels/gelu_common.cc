@@ -72,7 +72,8 @@ Status gelu_compute(KernelContext& ctx, GeluKind kind, const Tensor& x_in, const
       return invalid_argument("bias ", bias->describe(), " does not match the last dim of the input ", x.describe());
     }
   }
-  ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, x.dtype(), x.shape()));
+  // Every element is written below (the rows cover all n).
+  ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output_uninitialized(0, x.dtype(), x.shape()));
   if (x.numel() == 0) return Status::Ok();
   const int64_t n = x.numel();
   const int64_t rows = (n + cols - 1) / cols;  // the last row may be short when there is no bias

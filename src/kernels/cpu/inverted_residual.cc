@@ -85,11 +85,13 @@ class InvertedResidualKernel final : public Kernel {
     }
     strides_ = info.attr_ints("strides", {1, 1});
     pads_ = info.attr_ints("pads", {0, 0, 0, 0});
-    if (strides_.size() != 2 || strides_[0] < 1 || strides_[1] < 1)
-      return invalid_model(kOp, ": strides must be 2 positive values");
+    // Bounds that keep every row and offset computation far from overflow.
+    constexpr int64_t kMaxWindow = int64_t(1) << 20;
+    if (strides_.size() != 2 || strides_[0] < 1 || strides_[1] < 1 || strides_[0] > kMaxWindow || strides_[1] > kMaxWindow)
+      return invalid_model(kOp, ": strides must be 2 values in [1, ", kMaxWindow, "]");
     if (pads_.size() != 4) return invalid_model(kOp, ": pads must have 4 values");
     for (int64_t p : pads_)
-      if (p < 0) return invalid_model(kOp, ": pads must not be negative");
+      if (p < 0 || p > kMaxWindow) return invalid_model(kOp, ": pads must be in [0, ", kMaxWindow, "]");
 
     const Tensor* we = has_expand_ ? info.constant_input(1) : nullptr;
     const Tensor* wd = info.constant_input(3);
@@ -107,6 +109,7 @@ class InvertedResidualKernel final : public Kernel {
       return invalid_model(kOp, ": projection weight ", wp->describe(), " does not fit depthwise ", wd->describe());
     c_out_ = wp->dim(0);
     if (c_mid_ <= 0 || kh_ <= 0 || kw_ <= 0 || c_out_ <= 0) return invalid_model(kOp, ": empty weights");
+    if (kh_ > kMaxWindow || kw_ > kMaxWindow) return invalid_model(kOp, ": a depthwise window over ", kMaxWindow);
     if (has_expand_) c_in_ = we->dim(1);
     else c_in_ = c_mid_;
     if (c_in_ <= 0) return invalid_model(kOp, ": the expansion weight has no input channels");
