@@ -4,6 +4,8 @@
 //   triad  a[i] = b[i] + s * c[i]   counts 3 arrays of bytes (reads b, c; writes a)
 //   read   sum += b[i] * c[i]       counts 2 arrays (reads only: what a weight stream does)
 //   copy   a[i] = b[i]              counts 2 arrays
+// and the float32 multiply-add peak of the same threads (fma_gflops: 12 independent chains of
+// 16-float vectors per thread, in registers), the bound for compute-heavy kernels.
 // Usage: onyx_stream_bench [--threads N] [--mb MB_PER_ARRAY] [--reps R]; prints one JSON line.
 #include <omp.h>
 
@@ -29,6 +31,31 @@ double best_seconds(int reps, F&& f) {
     best = std::min(best, seconds_now() - t0);
   }
   return best;
+}
+
+// Float32 GFLOP/s of `threads` threads doing nothing but multiply-adds (2 FLOPs each).
+double fma_gflops(int threads, int reps, float* sink) {
+  typedef float v16 __attribute__((vector_size(64)));
+  constexpr int kChains = 12;
+  const long iters = 20000000;
+  float total = 0;
+  const double t = best_seconds(reps, [&] {
+#pragma omp parallel num_threads(threads) reduction(+ : total)
+    {
+      v16 acc[kChains];
+      const v16 zero = {};
+      const v16 mul = zero + 0.999f, add = zero + 1e-4f;
+#pragma GCC unroll 12
+      for (int j = 0; j < kChains; ++j) acc[j] = zero + float(j) * 1e-3f;
+      for (long k = 0; k < iters; ++k) {
+#pragma GCC unroll 12
+        for (int j = 0; j < kChains; ++j) acc[j] = acc[j] * mul + add;
+      }
+      for (int j = 0; j < kChains; ++j) total += acc[j][0];
+    }
+  });
+  *sink += total;
+  return double(threads) * iters * kChains * 16 * 2 / t / 1e9;
 }
 
 }  // namespace
@@ -80,9 +107,12 @@ int main(int argc, char** argv) {
 #pragma omp parallel for schedule(static)
     for (long i = 0; i < n; ++i) pa[i] = pb[i];
   });
+  float fma_sink = 0;
+  const double fma = fma_gflops(threads, std::min(reps, 3), &fma_sink);
   const double bytes = double(n) * sizeof(double);
   std::printf("{\"threads\": %d, \"mb_per_array\": %ld, \"triad_gbs\": %.1f, \"read_gbs\": %.1f, \"copy_gbs\": %.1f, "
-              "\"check\": %.0f}\n",
-              threads, mb, 3 * bytes / triad / 1e9, 2 * bytes / read / 1e9, 2 * bytes / copy / 1e9, sink > 0 ? 1.0 : 0.0);
+              "\"fma_gflops\": %.1f, \"check\": %.0f}\n",
+              threads, mb, 3 * bytes / triad / 1e9, 2 * bytes / read / 1e9, 2 * bytes / copy / 1e9, fma,
+              sink > 0 && fma_sink != 0 ? 1.0 : 0.0);
   return 0;
 }
