@@ -1,6 +1,6 @@
 // `onyx bench` end to end through the built binary: the timing report and its JSON,
 // --device-io's requirements (a device provider; one that cannot run here is a clear error),
-// and the report of the sizes chosen for symbolic dims of random inputs.
+// the report of the sizes chosen for symbolic dims of random inputs, and --disable-optimizer.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -67,6 +67,38 @@ TEST(BenchCommand, ReportsTheSizesChosenForSymbolicDims) {
       << text;
   std::filesystem::remove_all(dir);
 }
+// --disable-optimizer leaves the pass out (seen in the saved graph); an unknown name is an error
+// that lists the passes.
+TEST(BenchCommand, DisableOptimizerLeavesThePassOut) {
+  const auto dir = testing::scratch_folder("bench_test", "disable");
+  const std::string model = (dir / "m.onnx").string(), saved = (dir / "opt.onnx").string();
+  testing::ModelBuilder b;
+  b.input("x", {2, 3}).output("y", {2, 3});
+  b.node("Identity", {"x"}, {"i"});
+  b.node("Relu", {"i"}, {"y"});
+  std::ofstream(model, std::ios::binary) << b.bytes();
+  auto saved_ops = [&] {
+    onnx::ModelProto m;
+    std::ifstream in(saved, std::ios::binary);
+    EXPECT_TRUE(m.ParseFromIstream(&in));
+    std::string ops;
+    for (const auto& n : m.graph().node()) ops += n.op_type() + " ";
+    return ops;
+  };
+  std::string text;
+  ASSERT_EQ(run_cli("bench " + model + " --runs 1 --warmup 0 --save-optimized " + saved, &text), 0) << text;
+  EXPECT_EQ(saved_ops(), "Relu ");
+  text.clear();
+  ASSERT_EQ(run_cli("bench " + model + " --runs 1 --warmup 0 --disable-optimizer identity_elimination --save-optimized " +
+                        saved, &text), 0)
+      << text;
+  EXPECT_EQ(saved_ops(), "Identity Relu ");
+  text.clear();
+  EXPECT_NE(run_cli("bench " + model + " --runs 1 --disable-optimizer no_such_pass", &text), 0) << text;
+  EXPECT_NE(text.find("no_such_pass"), std::string::npos) << text;
+  EXPECT_NE(text.find("identity_elimination"), std::string::npos) << text;
+}
+
 #endif
 
 }  // namespace
