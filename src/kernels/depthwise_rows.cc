@@ -57,24 +57,20 @@ __attribute__((target("avx512f"))) inline void single_avx512(const DepthwiseGeom
   store_avx512(out_row + ow * g.channels + c, m, vlo, vhi, pixel_avx512(g, rows, taps, c, m, b, iw0, j0, j1));
 }
 
-// kGroup pixels from ow whose windows lie inside the row: kGroup independent sums sharing each
-// tap's load (one sum alone would wait on its own multiply-adds). kKh / kKw: the window's size
-// when known at compile time (3 x 3: loops without branches), else 0 and g's. Every row
+// kGroup pixels from ow whose windows lie inside the row, any window: kGroup independent sums
+// sharing each tap's load (one sum alone would wait on its own multiply-adds). Every row
 // pointer is valid (padding rows point at zeros).
-template <int kGroup, int kKh, int kKw>
+template <int kGroup>
 __attribute__((target("avx512f"))) inline void group_avx512(const DepthwiseGeometry& g, const float* const* rows,
                                                             const float* taps, int64_t c, __mmask16 m, __m512 b,
                                                             __m512 vlo, __m512 vhi, int64_t ow, float* out_row) {
-  const int64_t c_total = g.channels, step = g.sw * c_total;
-  const int64_t kh = kKh ? kKh : g.kh, kw = kKw ? kKw : g.kw;
+  const int64_t c_total = g.channels, step = g.sw * c_total, kh = g.kh, kw = g.kw;
   __m512 acc[kGroup];
 #pragma GCC unroll 8
   for (int p = 0; p < kGroup; ++p) acc[p] = b;
-#pragma GCC unroll 3
   for (int64_t i = 0; i < kh; ++i) {
     const float* in = rows[i] + (ow * g.sw - g.pl) * c_total + c;
     const float* tap = taps + i * kw * c_total + c;
-#pragma GCC unroll 3
     for (int64_t j = 0; j < kw; ++j) {
       const __m512 w = _mm512_maskz_loadu_ps(m, tap + j * c_total);
       const float* at = in + j * c_total;
@@ -125,28 +121,35 @@ __attribute__((target("avx512f"))) inline void group3x3_avx512(const DepthwiseGe
   for (int p = 0; p < kGroup; ++p) store_avx512(out_row + (ow + p) * c_total + c, m, vlo, vhi, acc[p]);
 }
 
+// The group forms as types, so one loop serves both.
+struct AnyWindow {
+  template <int kGroup>
+  __attribute__((target("avx512f"))) static void run(const DepthwiseGeometry& g, const float* const* rows,
+                                                     const float* taps, int64_t c, __mmask16 m, __m512 b, __m512 vlo,
+                                                     __m512 vhi, int64_t ow, float* out_row) {
+    group_avx512<kGroup>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row);
+  }
+};
 template <int kStride, bool kFull>
-__attribute__((target("avx512f"))) inline int64_t inner3x3_avx512(const DepthwiseGeometry& g, const float* const* rows,
-                                                                  const float* taps, int64_t c, __mmask16 m, __m512 b,
-                                                                  __m512 vlo, __m512 vhi, int64_t ow, int64_t end,
-                                                                  float* out_row) {
-  for (; ow + 8 <= end; ow += 8) group3x3_avx512<8, kStride, kFull>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row);
-  if (ow + 4 <= end) group3x3_avx512<4, kStride, kFull>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row), ow += 4;
-  if (ow + 2 <= end) group3x3_avx512<2, kStride, kFull>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row), ow += 2;
-  if (ow < end) group3x3_avx512<1, kStride, kFull>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row), ++ow;
-  return ow;
-}
+struct Window3x3 {
+  template <int kGroup>
+  __attribute__((target("avx512f"))) static void run(const DepthwiseGeometry& g, const float* const* rows,
+                                                     const float* taps, int64_t c, __mmask16 m, __m512 b, __m512 vlo,
+                                                     __m512 vhi, int64_t ow, float* out_row) {
+    group3x3_avx512<kGroup, kStride, kFull>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row);
+  }
+};
 
-// The inner pixels of one row for one channel block, in groups of 8, then 4, 2 and 1.
-template <int kKh, int kKw>
+// The inner pixels [ow, end) of one row for one channel block, in groups of 8, then 4, 2 and 1.
+template <class Groups>
 __attribute__((target("avx512f"))) inline int64_t inner_avx512(const DepthwiseGeometry& g, const float* const* rows,
                                                                const float* taps, int64_t c, __mmask16 m, __m512 b,
                                                                __m512 vlo, __m512 vhi, int64_t ow, int64_t end,
                                                                float* out_row) {
-  for (; ow + 8 <= end; ow += 8) group_avx512<8, kKh, kKw>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row);
-  if (ow + 4 <= end) group_avx512<4, kKh, kKw>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row), ow += 4;
-  if (ow + 2 <= end) group_avx512<2, kKh, kKw>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row), ow += 2;
-  if (ow < end) group_avx512<1, kKh, kKw>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row), ++ow;
+  for (; ow + 8 <= end; ow += 8) Groups::template run<8>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row);
+  if (ow + 4 <= end) Groups::template run<4>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row), ow += 4;
+  if (ow + 2 <= end) Groups::template run<2>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row), ow += 2;
+  if (ow < end) Groups::template run<1>(g, rows, taps, c, m, b, vlo, vhi, ow, out_row), ++ow;
   return ow;
 }
 
@@ -169,34 +172,35 @@ __attribute__((target("avx512f"))) void rows_avx512(const DepthwiseGeometry& g, 
   // memory once per chunk rather than once per window row.
   const int64_t chunk_in_rows = std::max<int64_t>(g.kh, (32 << 10) / std::max<int64_t>(1, g.in_w * 64));
   const int64_t chunk = std::max<int64_t>(1, (chunk_in_rows - g.kh) / g.sh + 1);
-  for (int64_t rc = r0; rc < r1; rc += chunk)
-  for (int64_t c = 0; c < c_total; c += 16) {
-    const int64_t left = c_total - c;
-    const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
-    const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
-    for (int64_t r = rc; r < std::min(r1, rc + chunk); ++r) {
-      window_rows(g, src, src_row0, r, rows);
-      for (int64_t i = 0; i < g.kh; ++i) {
-        if (rows[i]) {
-          dense[i] = rows[i];
-          continue;
+  for (int64_t rc = r0; rc < r1; rc += chunk) {
+    for (int64_t c = 0; c < c_total; c += 16) {
+      const int64_t left = c_total - c;
+      const __mmask16 m = left >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << left) - 1);
+      const __m512 b = bias ? _mm512_maskz_loadu_ps(m, bias + c) : _mm512_setzero_ps();
+      for (int64_t r = rc; r < std::min(r1, rc + chunk); ++r) {
+        window_rows(g, src, src_row0, r, rows);
+        for (int64_t i = 0; i < g.kh; ++i) {
+          if (rows[i]) {
+            dense[i] = rows[i];
+            continue;
+          }
+          if (zeros.empty()) zeros.assign(size_t(g.in_w * c_total), 0.0f);
+          dense[i] = zeros.data();
         }
-        if (zeros.empty()) zeros.assign(size_t(g.in_w * c_total), 0.0f);
-        dense[i] = zeros.data();
+        float* out_row = dst + (r - r0) * g.out_w * c_total;
+        int64_t ow = 0;
+        for (; ow < inner_lo; ++ow) single_avx512(g, rows, taps, c, m, b, vlo, vhi, ow, out_row);
+        const float* const* d = dense.data();
+        if (three_by_three && g.sw == 1)
+          ow = left >= 16 ? inner_avx512<Window3x3<1, true>>(g, d, taps, c, m, b, vlo, vhi, ow, inner_hi, out_row)
+                          : inner_avx512<Window3x3<1, false>>(g, d, taps, c, m, b, vlo, vhi, ow, inner_hi, out_row);
+        else if (three_by_three && g.sw == 2)
+          ow = left >= 16 ? inner_avx512<Window3x3<2, true>>(g, d, taps, c, m, b, vlo, vhi, ow, inner_hi, out_row)
+                          : inner_avx512<Window3x3<2, false>>(g, d, taps, c, m, b, vlo, vhi, ow, inner_hi, out_row);
+        else
+          ow = inner_avx512<AnyWindow>(g, d, taps, c, m, b, vlo, vhi, ow, inner_hi, out_row);
+        for (; ow < g.out_w; ++ow) single_avx512(g, rows, taps, c, m, b, vlo, vhi, ow, out_row);
       }
-      float* out_row = dst + (r - r0) * g.out_w * c_total;
-      int64_t ow = 0;
-      for (; ow < inner_lo; ++ow) single_avx512(g, rows, taps, c, m, b, vlo, vhi, ow, out_row);
-      const float* const* d = dense.data();
-      if (three_by_three && g.sw == 1)
-        ow = left >= 16 ? inner3x3_avx512<1, true>(g, d, taps, c, m, b, vlo, vhi, ow, inner_hi, out_row)
-                        : inner3x3_avx512<1, false>(g, d, taps, c, m, b, vlo, vhi, ow, inner_hi, out_row);
-      else if (three_by_three && g.sw == 2)
-        ow = left >= 16 ? inner3x3_avx512<2, true>(g, d, taps, c, m, b, vlo, vhi, ow, inner_hi, out_row)
-                        : inner3x3_avx512<2, false>(g, d, taps, c, m, b, vlo, vhi, ow, inner_hi, out_row);
-      else
-        ow = inner_avx512<0, 0>(g, d, taps, c, m, b, vlo, vhi, ow, inner_hi, out_row);
-      for (; ow < g.out_w; ++ow) single_avx512(g, rows, taps, c, m, b, vlo, vhi, ow, out_row);
     }
   }
 }

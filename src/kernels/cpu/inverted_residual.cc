@@ -115,24 +115,10 @@ class InvertedResidualKernel final : public Kernel {
     if (c_in_ <= 0) return invalid_model(kOp, ": the expansion weight has no input channels");
     taps_ = depthwise_taps(wd->data<float>(), c_mid_, kh_, kw_);
 
-    constexpr int64_t kRowsHint = 256;
     if (has_expand_) {
-      onednn::MatMulEpilogue e;
-      e.bias = info.has_input(2);
-      e.activation = expand_act.onednn_algorithm();
-      e.activation_alpha = expand_act.onednn_alpha(), e.activation_beta = expand_act.onednn_beta();
-      expand_ = std::make_unique<onednn::MatMul>(e);
-      ONYX_ASSIGN_OR_RETURN(auto packed, onednn::MatMul::pack_b(we->data<float>(), {c_mid_, c_in_}, true, kRowsHint));
-      expand_->use_packed_b(std::move(packed));
+      ONYX_ASSIGN_OR_RETURN(expand_, pointwise_product(*we, info.has_input(2), false, expand_act));
     }
-    onednn::MatMulEpilogue e;
-    e.bias = info.has_input(6);
-    e.accumulate = info.has_input(7);
-    e.activation = project_act.onednn_algorithm();
-    e.activation_alpha = project_act.onednn_alpha(), e.activation_beta = project_act.onednn_beta();
-    project_ = std::make_unique<onednn::MatMul>(e);
-    ONYX_ASSIGN_OR_RETURN(auto packed, onednn::MatMul::pack_b(wp->data<float>(), {c_out_, c_mid_}, true, kRowsHint));
-    project_->use_packed_b(std::move(packed));
+    ONYX_ASSIGN_OR_RETURN(project_, pointwise_product(*wp, info.has_input(6), info.has_input(7), project_act));
     return Status::Ok();
   }
 
@@ -174,6 +160,22 @@ class InvertedResidualKernel final : public Kernel {
   }
 
  private:
+  // A 1x1 convolution's product: rows x Cin by the weight (Cout, Cin, 1, 1), packed once, with
+  // the bias, the residual (accumulate) and the activation as oneDNN's epilogue.
+  static Result<std::unique_ptr<onednn::MatMul>> pointwise_product(const Tensor& w, bool bias, bool accumulate,
+                                                                   const FusedActivation& act) {
+    constexpr int64_t kRowsHint = 256;  // about a band's rows
+    onednn::MatMulEpilogue e;
+    e.bias = bias;
+    e.accumulate = accumulate;
+    e.activation = act.onednn_algorithm();
+    e.activation_alpha = act.onednn_alpha(), e.activation_beta = act.onednn_beta();
+    auto product = std::make_unique<onednn::MatMul>(e);
+    ONYX_ASSIGN_OR_RETURN(auto packed, onednn::MatMul::pack_b(w.data<float>(), {w.dim(0), w.dim(1)}, true, kRowsHint));
+    product->use_packed_b(std::move(packed));
+    return product;
+  }
+
   static Status bias_input(const KernelContext& ctx, int i, int64_t size, const float** out) {
     if (!ctx.has_input(i)) return Status::Ok();
     const Tensor& b = ctx.input(i);
