@@ -16,7 +16,8 @@ int64_t inverted_residual_band_bytes();
 inline bool inverted_residual_in_bands(int64_t in_pixels, int64_t out_pixels, int64_t mid_channels) {
   const int64_t budget = inverted_residual_band_bytes();
   const int64_t pixels = in_pixels > out_pixels ? in_pixels : out_pixels;
-  return budget > 0 && pixels * mid_channels * int64_t(sizeof(float)) > budget;
+  // In double: a model's static dims may be large enough to overflow the product.
+  return budget > 0 && double(pixels) * double(mid_channels) * double(sizeof(float)) > double(budget);
 }
 
 }  // namespace onyx

@@ -132,9 +132,18 @@ class InvertedResidualFusion final : public RulePass {
     if (!m_shape || (*m_shape)[3] != wd->dim(0)) return std::nullopt;
     const std::vector<int64_t> strides = int_list(*depthwise, "strides", {1, 1});
     const std::vector<int64_t> pads = int_list(*depthwise, "pads", {0, 0, 0, 0});
+    // The kernel's bounds (strides and pads in [1 or 0, 2^20]; images up to 2^24 a side keep
+    // the arithmetic below far from overflow).
+    constexpr int64_t kMaxWindow = int64_t(1) << 20, kMaxSide = int64_t(1) << 24;
+    for (int64_t v : strides)
+      if (v < 1 || v > kMaxWindow) return std::nullopt;
+    for (int64_t v : pads)
+      if (v < 0 || v > kMaxWindow) return std::nullopt;
+    if ((*m_shape)[1] > kMaxSide || (*m_shape)[2] > kMaxSide || wd->dim(2) > kMaxWindow || wd->dim(3) > kMaxWindow)
+      return std::nullopt;
     const int64_t span_h = (*m_shape)[1] + pads[0] + pads[2] - wd->dim(2);
     const int64_t span_w = (*m_shape)[2] + pads[1] + pads[3] - wd->dim(3);
-    if (span_h < 0 || span_w < 0 || strides[0] < 1 || strides[1] < 1) return std::nullopt;
+    if (span_h < 0 || span_w < 0) return std::nullopt;
     const int64_t out_pixels = (span_h / strides[0] + 1) * (span_w / strides[1] + 1);
     if (!inverted_residual_in_bands((*m_shape)[1] * (*m_shape)[2], out_pixels, wd->dim(0))) return std::nullopt;
 
