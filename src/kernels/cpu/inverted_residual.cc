@@ -31,6 +31,7 @@
 #include "kernels/inverted_residual.h"
 #include "kernels/kernel.h"
 #include "kernels/onednn_matmul.h"
+#include "kernels/spatial.h"
 
 namespace onyx {
 namespace {
@@ -83,15 +84,12 @@ class InvertedResidualKernel final : public Kernel {
       case FusedActivation::Kind::kClip: lo_ = depthwise_act.alpha, hi_ = depthwise_act.beta; break;
       default: return not_implemented(kOp, ": depthwise activation other than Relu or Clip");
     }
-    strides_ = info.attr_ints("strides", {1, 1});
-    pads_ = info.attr_ints("pads", {0, 0, 0, 0});
-    // Bounds that keep every row and offset computation far from overflow.
-    constexpr int64_t kMaxWindow = int64_t(1) << 20;
-    if (strides_.size() != 2 || strides_[0] < 1 || strides_[1] < 1 || strides_[0] > kMaxWindow || strides_[1] > kMaxWindow)
-      return invalid_model(kOp, ": strides must be 2 values in [1, ", kMaxWindow, "]");
-    if (pads_.size() != 4) return invalid_model(kOp, ": pads must have 4 values");
-    for (int64_t p : pads_)
-      if (p < 0 || p > kMaxWindow) return invalid_model(kOp, ": pads must be in [0, ", kMaxWindow, "]");
+    // Conv's window attributes and checks (spatial.h); the depthwise stage has no dilation and
+    // the pass writes explicit pads.
+    ONYX_RETURN_IF_ERROR(parse_window_attrs(info, &window_));
+    if (window_.auto_pad != AutoPad::kNotSet) return invalid_model(kOp, ": auto_pad must be NOTSET (explicit pads)");
+    for (int64_t d : window_.dilations)
+      if (d != 1) return invalid_model(kOp, ": the depthwise stage takes no dilation");
 
     const Tensor* we = has_expand_ ? info.constant_input(1) : nullptr;
     const Tensor* wd = info.constant_input(3);
@@ -109,7 +107,6 @@ class InvertedResidualKernel final : public Kernel {
       return invalid_model(kOp, ": projection weight ", wp->describe(), " does not fit depthwise ", wd->describe());
     c_out_ = wp->dim(0);
     if (c_mid_ <= 0 || kh_ <= 0 || kw_ <= 0 || c_out_ <= 0) return invalid_model(kOp, ": empty weights");
-    if (kh_ > kMaxWindow || kw_ > kMaxWindow) return invalid_model(kOp, ": a depthwise window over ", kMaxWindow);
     if (has_expand_) c_in_ = we->dim(1);
     else c_in_ = c_mid_;
     if (c_in_ <= 0) return invalid_model(kOp, ": the expansion weight has no input channels");
@@ -139,11 +136,10 @@ class InvertedResidualKernel final : public Kernel {
 
     Geometry g;
     g.n = x.dim(0), g.h = x.dim(1), g.w = x.dim(2), g.c_in = c_in_, g.c_mid = c_mid_, g.c_out = c_out_;
-    const int64_t span_h = g.h + pads_[0] + pads_[2] - kh_, span_w = g.w + pads_[1] + pads_[3] - kw_;
-    if (span_h < 0 || span_w < 0)
-      return invalid_argument(kOp, ": X ", x.describe(), " is smaller than the ", kh_, "x", kw_, " window with its pads");
-    g.out_h = span_h / strides_[0] + 1, g.out_w = span_w / strides_[1] + 1;
-    g.dw = DepthwiseGeometry{g.h, g.w, g.out_w, c_mid_, kh_, kw_, strides_[0], strides_[1], pads_[0], pads_[1]};
+    ONYX_ASSIGN_OR_RETURN(const WindowGeometry window, resolve_window(window_, {g.h, g.w}, {kh_, kw_}));
+    g.out_h = window.out[0], g.out_w = window.out[1];
+    g.dw = DepthwiseGeometry{g.h, g.w, g.out_w, c_mid_, kh_, kw_, window.strides[0], window.strides[1],
+                             window.pad_begin[0], window.pad_begin[1]};
     const Shape y_shape{g.n, g.out_h, g.out_w, c_out_};
     const float* z = nullptr;
     if (ctx.has_input(7)) {
@@ -296,7 +292,7 @@ class InvertedResidualKernel final : public Kernel {
 
   bool has_expand_ = false;
   int64_t c_in_ = 0, c_mid_ = 0, c_out_ = 0, kh_ = 0, kw_ = 0;
-  std::vector<int64_t> strides_, pads_;
+  WindowAttrs window_;  // strides and pads of the depthwise stage
   float lo_ = -std::numeric_limits<float>::infinity(), hi_ = std::numeric_limits<float>::infinity();
   std::vector<float> taps_;
   std::unique_ptr<onednn::MatMul> expand_, project_;

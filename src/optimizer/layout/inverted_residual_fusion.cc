@@ -132,8 +132,8 @@ class InvertedResidualFusion final : public RulePass {
     if (!m_shape || (*m_shape)[3] != wd->dim(0)) return std::nullopt;
     const std::vector<int64_t> strides = int_list(*depthwise, "strides", {1, 1});
     const std::vector<int64_t> pads = int_list(*depthwise, "pads", {0, 0, 0, 0});
-    // The kernel's bounds (strides and pads in [1 or 0, 2^20]; images up to 2^24 a side keep
-    // the arithmetic below far from overflow).
+    // Bounds that keep the arithmetic below far from overflow (strides and pads up to 2^20,
+    // images up to 2^24 a side); the kernel checks the attributes as Conv does.
     constexpr int64_t kMaxWindow = int64_t(1) << 20, kMaxSide = int64_t(1) << 24;
     for (int64_t v : strides)
       if (v < 1 || v > kMaxWindow) return std::nullopt;
