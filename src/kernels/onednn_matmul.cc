@@ -37,6 +37,39 @@ dnnl::memory::dims output_dims(const MatMulShape& s) {
   return d;
 }
 
+// The 2-D product an unpacked plain-B shape folds to, for oneDNN's sgemm: b without batch
+// (all its batch dims 1); a's batch folded into its rows when a is not transposed, else a
+// without batch too.
+struct PlainProduct {
+  int64_t m = 0, n = 0, k = 0;
+};
+bool fold_to_plain_product(const MatMulShape& s, PlainProduct& p) {
+  const size_t r = s.a.size();
+  int64_t a_batch = 1;
+  for (size_t i = 0; i + 2 < r; ++i) {
+    if (s.b[i] != 1) return false;
+    a_batch *= s.a[i];
+  }
+  if (s.trans_a && a_batch != 1) return false;
+  p.m = rows(s.a, s.trans_a) * a_batch;
+  p.k = cols(s.a, s.trans_a);
+  p.n = cols(s.b, s.trans_b);
+  return p.m > 0 && p.n > 0 && p.k > 0;
+}
+
+// Whether oneDNN's sgemm beats its matmul primitive on a product whose b is float32 as
+// stored (not packed). Measured with oneDNN 2.6 (AVX-512, 1 and 2 threads) on the training
+// shapes of a BERT-like encoder and a GPT-2-like decoder (bench/RESULTS.md, eighth session):
+// with b not transposed, sgemm is faster by 3-80% (GPT-2's 128 x 3072 x 768 input gradient:
+// 90 -> 162 GFLOP/s; the LM head's 128 x 768 x 50257: 104 -> 154), except with a stored
+// transposed over a power-of-two number of rows >= 512 (1024 x 256 x 1024 weight gradients:
+// 133 against the primitive's 172). With b transposed the primitive is as fast or faster.
+bool sgemm_preferred(const MatMulShape& s, const PlainProduct& p) {
+  if (s.trans_b) return false;
+  const bool power_of_two_rows = (p.m & (p.m - 1)) == 0;
+  return !(s.trans_a && power_of_two_rows && p.m >= 512);
+}
+
 }  // namespace
 
 Status check_matmul_shape(const MatMulShape& s) {
@@ -165,6 +198,15 @@ Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, con
   if (!packed_b_ && !epilogue_.bias && !epilogue_.accumulate && epilogue_.activation == dnnl::algorithm::undef &&
       small_batched_matmul(shape, epilogue_.alpha, a, b, y))
     return Status::Ok();
+  PlainProduct p;
+  if (!packed_b_ && !epilogue_.bias && epilogue_.activation == dnnl::algorithm::undef &&
+      fold_to_plain_product(shape, p) && sgemm_preferred(shape, p)) {
+    // Row-major operands as stored: a is m x k (k x m when transposed), b is k x n.
+    const dnnl_status_t st = dnnl_sgemm(shape.trans_a ? 'T' : 'N', 'N', p.m, p.n, p.k, epilogue_.alpha, a,
+                                        shape.trans_a ? p.m : p.k, b, p.n, epilogue_.accumulate ? 1.f : 0.f, y, p.n);
+    if (st != dnnl_success) return error(StatusCode::kInternal, "oneDNN sgemm failed for ", p.m, "x", p.n, "x", p.k);
+    return Status::Ok();
+  }
   ONYX_ASSIGN_OR_RETURN(auto entry, entry_for(shape));
   return guarded("matmul", [&] {
     std::unordered_map<int, dnnl::memory> args;
