@@ -5,6 +5,11 @@
 #include <gtest/gtest.h>
 
 #include "cuda_test_support.h"
+#ifdef ONYX_WITH_CUDNN
+#include <cstdlib>
+
+#include "kernels/cuda/cudnn_conv_plan.h"
+#endif
 
 namespace onyx {
 namespace {
@@ -63,6 +68,23 @@ TEST(CudaVisionKernels, ConvolutionsMatchTheCpu) {
     expect_cuda_matches_cpu(b, {{"s", {2, 3, 11}}, {"v", {1, 2, 4, 5, 6}}}, 1e-5);
   }
 }
+
+#ifdef ONYX_WITH_CUDNN
+// Convolutions run through cuDNN graph plans made once per shape (cudnn_conv_plan.h), not the
+// legacy call that rebuilds its engines on every call: one Conv node of one shape, one plan.
+TEST(CudaVisionKernels, AConvolutionRunsThroughOnePlannedCudnnGraph) {
+  const char* legacy = std::getenv("ONYX_CUDNN_LEGACY");
+  if (legacy && *legacy && std::string(legacy) != "0") GTEST_SKIP() << "ONYX_CUDNN_LEGACY is set";
+  ModelBuilder b;
+  b.input("x", {2, 8, 10, 10}).output("y", {-1, -1, -1, -1});
+  b.initializer("w", {16, 8, 3, 3}, random_values(16 * 8 * 9, 51));
+  ints_attribute(b.node("Conv", {"x", "w"}, {"y"}), "pads", {1, 1, 1, 1});
+  const int64_t before = CudnnConvPlan::plans_made();
+  expect_cuda_matches_cpu(b, {{"x", {2, 8, 10, 10}}}, 1e-5);
+  if (!have_device()) GTEST_SKIP() << "no CUDA device (the CPU half ran)";
+  EXPECT_EQ(CudnnConvPlan::plans_made() - before, 1);
+}
+#endif
 
 // FusedConv (com.microsoft) with each activation, and with the residual Z.
 TEST(CudaVisionKernels, FusedConvolutionsMatchTheCpu) {

@@ -2,10 +2,13 @@
 
 #include <cudnn.h>
 
+#include <cstdlib>
 #include <limits>
+#include <string>
 #include <vector>
 
 #include "kernels/conv_common.h"
+#include "kernels/cuda/cudnn_conv_plan.h"
 
 namespace onyx {
 
@@ -20,6 +23,9 @@ struct CudnnConvolution::Plan {
   cudnnConvolutionDescriptor_t conv_desc = nullptr;
   cudnnConvolutionFwdAlgo_t algo = CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM;
   size_t workspace_bytes = 0;
+  // The same convolution as graph-API plans (cudnn_conv_plan.h), for Y = conv and for
+  // Y += conv; null where cuDNN offers no qualifying engine (the legacy call then runs).
+  std::unique_ptr<CudnnConvPlan> graph[2];
 
   ~Plan() {
     if (x_desc) cudnnDestroyTensorDescriptor(x_desc);
@@ -30,6 +36,18 @@ struct CudnnConvolution::Plan {
 };
 
 namespace {
+
+// ONYX_CUDNN_LEGACY=1 runs every convolution through the legacy cudnnConvolutionForward
+// (for measuring the graph-API plans against it).
+bool legacy_only() {
+  static const bool legacy = [] {
+    const char* v = std::getenv("ONYX_CUDNN_LEGACY");
+    return v && *v && std::string(v) != "0";
+  }();
+  return legacy;
+}
+
+std::vector<int64_t> widened(const std::vector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); }
 
 Result<std::vector<int>> to_ints(const std::vector<int64_t>& v, const char* what) {
   std::vector<int> out;
@@ -149,6 +167,21 @@ Result<std::shared_ptr<const CudnnConvolution::Plan>> CudnnConvolution::plan_for
     if (!found)
       return not_implemented("cuDNN has no forward algorithm for the convolution of X ", shape_to_string(x), " by W ",
                              shape_to_string(w), " within ", kMaxWorkspaceBytes >> 20, " MiB of workspace");
+    if (!legacy_only()) {
+      CudnnConvPlan::Shape shape;
+      shape.x = widened(x_dims);
+      shape.w = widened(w_dims);
+      shape.y = widened(y_dims);
+      shape.pads = widened(pad_i);
+      shape.strides = widened(stride_i);
+      shape.dilations = widened(dilation_i);
+      shape.half = half;
+      for (int accumulate = 0; accumulate < (half ? 2 : 1); ++accumulate) {
+        shape.accumulate = accumulate != 0;
+        auto made = CudnnConvPlan::make(handle, shape, kMaxWorkspaceBytes);
+        if (made.ok()) plan->graph[accumulate] = std::move(*made);  // else the legacy call serves this shape
+      }
+    }
   }
   std::lock_guard<std::mutex> lock(mu_);
   if (plans_.size() >= kMaxPlans) plans_.clear();  // shapes that keep changing: start over
@@ -192,10 +225,6 @@ Status CudnnConvolution::run(KernelContext& ctx, const CudaProvider& provider, c
       ONYX_RETURN_IF_ERROR(CudaKernel::check_launch("convolution padding"));
       x_data = padded.raw_data();
     }
-    Tensor workspace;
-    if (plan->workspace_bytes > 0) {
-      ONYX_ASSIGN_OR_RETURN(workspace, ctx.allocate_scratch(DataType::kUInt8, {int64_t(plan->workspace_bytes)}));
-    }
     // float16: rounding the sum to float16 before the bias and residual are added would round
     // twice, which under cancellation costs many units in the last place of Y. So Y starts as
     // bias + residual and cuDNN adds the sum to it (beta = 1) in float32, rounding once.
@@ -206,13 +235,25 @@ Status CudnnConvolution::run(KernelContext& ctx, const CudaProvider& provider, c
       e.bias = e.residual = nullptr;
       beta = 1.f;
     }
+    const CudnnConvPlan* graph = plan->graph[beta != 0.f ? 1 : 0].get();
+    if (graph && !CudnnConvPlan::aligned(x_data, w.raw_data(), y->raw_data())) graph = nullptr;
+    const size_t workspace_bytes = graph ? graph->workspace_bytes() : plan->workspace_bytes;
+    Tensor workspace;
+    if (workspace_bytes > 0) {
+      ONYX_ASSIGN_OR_RETURN(workspace, ctx.allocate_scratch(DataType::kUInt8, {int64_t(workspace_bytes)}));
+    }
     const float one = 1.f;
     auto lock = provider.lock_blas();
     ONYX_ASSIGN_OR_RETURN(cudnnHandle_t handle, provider.cudnn());
-    ONYX_CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(
-        handle, &one, plan->x_desc, x_data, plan->w_desc, w.raw_data(), plan->conv_desc, plan->algo,
-        plan->workspace_bytes ? workspace.raw_data() : nullptr, plan->workspace_bytes, &beta, plan->y_desc,
-        y->raw_data()));
+    if (graph) {
+      ONYX_RETURN_IF_ERROR(graph->run(handle, x_data, w.raw_data(), y->raw_data(),
+                                      workspace_bytes ? workspace.raw_data() : nullptr));
+    } else {
+      ONYX_CUDNN_RETURN_IF_ERROR(cudnnConvolutionForward(
+          handle, &one, plan->x_desc, x_data, plan->w_desc, w.raw_data(), plan->conv_desc, plan->algo,
+          plan->workspace_bytes ? workspace.raw_data() : nullptr, plan->workspace_bytes, &beta, plan->y_desc,
+          y->raw_data()));
+    }
   }
   ONYX_RETURN_IF_ERROR(cuda_conv::launch_epilogue(y->raw_data(), y->numel(), maps, plane, half, e, stream));
   return CudaKernel::check_launch(op);

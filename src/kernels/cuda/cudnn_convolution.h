@@ -5,9 +5,13 @@
 // even kernel, explicit asymmetric pads) are applied by copying X into a zero-padded scratch
 // tensor first, since cuDNN pads both ends alike.
 //
-// Per (X shape, W shape, type) a plan (descriptors, the algorithm cuDNN's heuristics rank
-// first among those whose workspace fits kMaxWorkspaceBytes) is made once and kept, up to
-// kMaxPlans of them; run() may be called from several threads at once.
+// Per (X shape, W shape, type) a plan is made once and kept, up to kMaxPlans of them: a cuDNN
+// graph-API execution plan (cudnn_conv_plan.h; per call it costs one variant pack, where the
+// legacy cudnnConvolutionForward rebuilds its engines), and the legacy descriptors with the
+// algorithm cuDNN's heuristics rank first within kMaxWorkspaceBytes, which run where no
+// graph engine qualifies, where an operand is not aligned as the plan declares, and with
+// ONYX_CUDNN_LEGACY=1 (for measuring one against the other). run() may be called from
+// several threads at once.
 #pragma once
 #include <map>
 #include <memory>

@@ -211,4 +211,19 @@ ONYX_CUDNN(cudnnConvolutionForward,
            (handle, alpha, xDesc, x, wDesc, w, convDesc, algo, workSpace, workSpaceBytes, beta, yDesc, y))
 ONYX_FORWARD(cudnn_library, const char*, cudnnGetErrorString, (cudnnStatus_t status), (status),
              "cuDNN could not be opened")
+// The graph (backend) API, for convolutions planned once per shape (kernels/cuda/cudnn_conv_plan.h).
+ONYX_CUDNN(cudnnBackendCreateDescriptor, (cudnnBackendDescriptorType_t type, cudnnBackendDescriptor_t* desc),
+           (type, desc))
+ONYX_CUDNN(cudnnBackendDestroyDescriptor, (cudnnBackendDescriptor_t desc), (desc))
+ONYX_CUDNN(cudnnBackendFinalize, (cudnnBackendDescriptor_t desc), (desc))
+ONYX_CUDNN(cudnnBackendSetAttribute,
+           (cudnnBackendDescriptor_t desc, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+            int64_t count, const void* values),
+           (desc, name, type, count, values))
+ONYX_CUDNN(cudnnBackendGetAttribute,
+           (cudnnBackendDescriptor_t const desc, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
+            int64_t requested, int64_t* count, void* values),
+           (desc, name, type, requested, count, values))
+ONYX_CUDNN(cudnnBackendExecute, (cudnnHandle_t handle, cudnnBackendDescriptor_t plan, cudnnBackendDescriptor_t pack),
+           (handle, plan, pack))
 #endif
