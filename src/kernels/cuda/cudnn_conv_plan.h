@@ -6,8 +6,9 @@
 // execute per call.
 //
 // The plan takes the engine cuDNN's heuristics (mode A) rank first among those that
-// finalize, fit `max_workspace` and keep the arithmetic of the legacy path: float32 without
-// tensor cores (no TF32) and float16 with float32 sums. X, W and Y are dense NCHW-ordered of
+// finalize, fit `max_workspace`, keep the arithmetic of the legacy path (float32 without
+// tensor cores, no TF32; float16 with float32 sums) and are compiled ahead (no NVRTC at the
+// first run). X, W and Y are dense NCHW-ordered of
 // one type; pads are symmetric (the caller pads asymmetric ones first). Thread-compatible:
 // make and run under the provider's library lock, on the handle the plan was made with.
 #pragma once
