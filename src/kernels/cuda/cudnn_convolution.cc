@@ -47,8 +47,6 @@ bool legacy_only() {
   return legacy;
 }
 
-std::vector<int64_t> widened(const std::vector<int>& v) { return std::vector<int64_t>(v.begin(), v.end()); }
-
 Result<std::vector<int>> to_ints(const std::vector<int64_t>& v, const char* what) {
   std::vector<int> out;
   for (int64_t d : v) {
@@ -111,15 +109,24 @@ Result<std::shared_ptr<const CudnnConvolution::Plan>> CudnnConvolution::plan_for
     dilations.insert(dilations.begin(), 1);
     pads.insert(pads.begin(), 0);
   }
-  ONYX_ASSIGN_OR_RETURN(std::vector<int> x_dims, to_ints(lifted(x[0], x[1], in), "dim"));
-  ONYX_ASSIGN_OR_RETURN(std::vector<int> w_dims, to_ints(lifted(w[0], w[1], g.kernel), "weight dim"));
-  ONYX_ASSIGN_OR_RETURN(std::vector<int> y_dims, to_ints(lifted(x[0], w[0], g.out), "output dim"));
+  const bool half = type == DataType::kFloat16;
+  // The graph plans' description (int64) and the legacy descriptors' (int) of the same dims.
+  CudnnConvPlan::Shape graph_shape;
+  graph_shape.x = lifted(x[0], x[1], in);
+  graph_shape.w = lifted(w[0], w[1], g.kernel);
+  graph_shape.y = lifted(x[0], w[0], g.out);
+  graph_shape.pads = pads;
+  graph_shape.strides = strides;
+  graph_shape.dilations = dilations;
+  graph_shape.half = half;
+  ONYX_ASSIGN_OR_RETURN(std::vector<int> x_dims, to_ints(graph_shape.x, "dim"));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int> w_dims, to_ints(graph_shape.w, "weight dim"));
+  ONYX_ASSIGN_OR_RETURN(std::vector<int> y_dims, to_ints(graph_shape.y, "output dim"));
   ONYX_ASSIGN_OR_RETURN(std::vector<int> pad_i, to_ints(pads, "padding"));
   ONYX_ASSIGN_OR_RETURN(std::vector<int> stride_i, to_ints(strides, "stride"));
   ONYX_ASSIGN_OR_RETURN(std::vector<int> dilation_i, to_ints(dilations, "dilation"));
   if (group_ > std::numeric_limits<int>::max()) return not_implemented("CUDA convolution with group ", group_);
 
-  const bool half = type == DataType::kFloat16;
   const cudnnDataType_t data = half ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT;
   ONYX_CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&plan->x_desc));
   ONYX_CUDNN_RETURN_IF_ERROR(cudnnCreateTensorDescriptor(&plan->y_desc));
@@ -168,17 +175,9 @@ Result<std::shared_ptr<const CudnnConvolution::Plan>> CudnnConvolution::plan_for
       return not_implemented("cuDNN has no forward algorithm for the convolution of X ", shape_to_string(x), " by W ",
                              shape_to_string(w), " within ", kMaxWorkspaceBytes >> 20, " MiB of workspace");
     if (!legacy_only()) {
-      CudnnConvPlan::Shape shape;
-      shape.x = widened(x_dims);
-      shape.w = widened(w_dims);
-      shape.y = widened(y_dims);
-      shape.pads = widened(pad_i);
-      shape.strides = widened(stride_i);
-      shape.dilations = widened(dilation_i);
-      shape.half = half;
       for (int accumulate = 0; accumulate < (half ? 2 : 1); ++accumulate) {
-        shape.accumulate = accumulate != 0;
-        auto made = CudnnConvPlan::make(handle, shape, kMaxWorkspaceBytes);
+        graph_shape.accumulate = accumulate != 0;
+        auto made = CudnnConvPlan::make(handle, graph_shape, kMaxWorkspaceBytes);
         if (made.ok()) plan->graph[accumulate] = std::move(*made);  // else the legacy call serves this shape
       }
     }
