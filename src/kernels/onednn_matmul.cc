@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <unordered_map>
 
+#include "kernels/gelu_common.h"
 #include "kernels/onednn.h"
 #include "kernels/small_products.h"
 
@@ -123,6 +124,22 @@ Result<PackedWeights> MatMul::pack_bytes(const void* b, const std::vector<int64_
   return packed;
 }
 
+void MatMul::use_packed_b(PackedWeights packed) {
+  packed_b_ = std::move(packed);
+  row_panels_ready_ = packed_b_ && describe_row_panels(packed_b_->get_desc(), row_panels_);
+}
+
+bool MatMul::row_product_fits(const MatMulShape& shape) const {
+  if (!row_panels_ready_ || shape.trans_a) return false;
+  PlainProduct p;
+  if (!fold_to_plain_product(shape, p) || p.m != 1 || p.k != row_panels_.k || p.n != row_panels_.n) return false;
+  if (epilogue_.activation == dnnl::algorithm::undef) return true;
+  // GELU after the bias, as FusedMatMulBias asks; other activations stay with oneDNN.
+  return !epilogue_.accumulate && epilogue_.alpha == 1.0f &&
+         (epilogue_.activation == dnnl::algorithm::eltwise_gelu_erf ||
+          epilogue_.activation == dnnl::algorithm::eltwise_gelu_tanh);
+}
+
 Result<std::shared_ptr<const MatMul::Entry>> MatMul::entry_for(const MatMulShape& shape) const {
   std::vector<int64_t> key = shape.a;
   key.insert(key.end(), shape.b.begin(), shape.b.end());
@@ -198,6 +215,14 @@ Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, con
   if (!packed_b_ && !epilogue_.bias && !epilogue_.accumulate && epilogue_.activation == dnnl::algorithm::undef &&
       small_batched_matmul(shape, epilogue_.alpha, a, b, y))
     return Status::Ok();
+  if (row_product_fits(shape)) {  // one row (decoding) against packed weights: stream the panels
+    row_times_panels(row_panels_, static_cast<const float*>(packed_b_->get_data_handle()), a, epilogue_.alpha,
+                     epilogue_.bias ? bias : nullptr, epilogue_.accumulate, y);
+    if (epilogue_.activation != dnnl::algorithm::undef)
+      gelu_row(epilogue_.activation == dnnl::algorithm::eltwise_gelu_erf ? GeluKind::kErf : GeluKind::kTanh, y, nullptr,
+               y, row_panels_.n);
+    return Status::Ok();
+  }
   PlainProduct p;
   if (!packed_b_ && !epilogue_.bias && epilogue_.activation == dnnl::algorithm::undef &&
       fold_to_plain_product(shape, p) && sgemm_preferred(shape, p)) {

@@ -26,6 +26,7 @@
 #include "core/status.h"
 #include "core/tensor.h"
 #include "kernels/onednn.h"
+#include "kernels/packed_row_product.h"
 
 namespace onyx::onednn {
 
@@ -57,8 +58,10 @@ class MatMul {
   // file's bytes, so a weight that is only packed is never copied whole.
   static Result<PackedWeights> pack_constant_b(const Tensor& b, bool trans_b, int64_t m_hint, bool bf16 = false);
   // From now on b is `packed` (shared with other MatMul objects of the same kernel); every
-  // run's b must have the dims packed (2-D, or with leading 1s).
-  void use_packed_b(PackedWeights packed) { packed_b_ = std::move(packed); }
+  // run's b must have the dims packed (2-D, or with leading 1s). A product of one row with a
+  // float32 b packed in oneDNN's 64-column panels (AVX-512) is taken by row_times_panels
+  // (kernels/packed_row_product.h), which streams the panels faster than oneDNN's own kernels.
+  void use_packed_b(PackedWeights packed);
   Status run(const MatMulShape& shape, const float* a, const float* b, const float* bias, float* y) const;
 
  private:
@@ -78,8 +81,13 @@ class MatMul {
   };
   Result<std::shared_ptr<const Entry>> entry_for(const MatMulShape& shape) const;
 
+  // Whether run() may take a one-row product through row_times_panels (the epilogue allows it).
+  bool row_product_fits(const MatMulShape& shape) const;
+
   MatMulEpilogue epilogue_;
   PackedWeights packed_b_;  // null unless b is constant
+  bool row_panels_ready_ = false;  // packed_b_ is in the panel layout: row_panels_ says where
+  RowPanels row_panels_;
   mutable std::mutex mu_;
   mutable std::map<std::vector<int64_t>, std::shared_ptr<const Entry>> cache_;
 };

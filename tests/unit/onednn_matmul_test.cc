@@ -5,6 +5,7 @@
 // loop, with alpha and with accumulation into y.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 #include <vector>
 
@@ -83,6 +84,75 @@ TEST(OneDnnMatMul, UnpackedProductsMatchAPlainLoopInEveryLayout) {
     check(c, scaled);
     check(c, accumulate);
     check(c, scaled_accumulate);
+  }
+}
+
+// One row against constant weights packed by oneDNN (decoding): row_times_panels reads the
+// packed panels where the layout allows, with a tail of rows (K odd, not a multiple of 16), a
+// partial last panel (N not a multiple of 64), b packed from its transposed storage, bias,
+// alpha, accumulation and the GELU activations; two rows stay with oneDNN. Every result
+// against a float64 loop.
+TEST(OneDnnMatMul, OneRowAgainstPackedWeightsMatchesAPlainLoop) {
+  struct Packed {
+    int64_t k, n;
+    bool trans_b;
+  };
+  const Packed shapes[] = {{37, 100, false}, {768, 200, false}, {64, 64, false}, {1, 65, false}, {130, 1, false}, {33, 130, true}};
+  const bool panels_expected = __builtin_cpu_supports("avx512f");
+  for (const Packed& sh : shapes) {
+    SCOPED_TRACE(::testing::Message() << "k " << sh.k << " n " << sh.n << " trans_b " << sh.trans_b);
+    std::mt19937 rng(unsigned(sh.k * 7 + sh.n));
+    std::uniform_real_distribution<float> dist(-1.f, 1.f);
+    std::vector<float> b(size_t(sh.k * sh.n)), x(size_t(2 * sh.k)), bias(size_t(sh.n));
+    for (float& v : b) v = dist(rng);
+    for (float& v : x) v = dist(rng);
+    for (float& v : bias) v = dist(rng);
+    // B[t][j] whatever the storage.
+    auto weight = [&](int64_t t, int64_t j) { return double(sh.trans_b ? b[size_t(j * sh.k + t)] : b[size_t(t * sh.n + j)]); };
+    const std::vector<int64_t> b_dims = sh.trans_b ? std::vector<int64_t>{sh.n, sh.k} : std::vector<int64_t>{sh.k, sh.n};
+    auto packed = onednn::MatMul::pack_b(b.data(), b_dims, sh.trans_b, 128);
+    ASSERT_TRUE(packed.ok());
+
+    struct Variant {
+      onednn::MatMulEpilogue e;
+      const char* name;
+    };
+    std::vector<Variant> variants(6);
+    variants[0].name = "plain";
+    variants[1].e.alpha = -0.5f, variants[1].name = "alpha";
+    variants[2].e.accumulate = true, variants[2].name = "accumulate";
+    variants[3].e.bias = true, variants[3].name = "bias";
+    variants[4].e.bias = true, variants[4].e.activation = dnnl::algorithm::eltwise_gelu_erf, variants[4].name = "bias+gelu";
+    variants[5].e.bias = true, variants[5].e.activation = dnnl::algorithm::eltwise_gelu_tanh, variants[5].name = "bias+fastgelu";
+    for (const Variant& v : variants) {
+      SCOPED_TRACE(v.name);
+      onednn::MatMul mm(v.e);
+      mm.use_packed_b(*packed);
+      for (int64_t rows : {1, 2}) {
+        std::vector<float> y(size_t(rows * sh.n));
+        for (float& o : y) o = v.e.accumulate ? dist(rng) : 1e30f;
+        const std::vector<float> y0 = y;
+        const int64_t before = onednn::row_panel_products();
+        ASSERT_TRUE(mm.run({{1, rows, sh.k}, {1, b_dims[0], b_dims[1]}, false, sh.trans_b}, x.data(), nullptr,
+                           bias.data(), y.data())
+                        .ok());
+        const int64_t via_panels = onednn::row_panel_products() - before;
+        EXPECT_EQ(via_panels, rows == 1 && panels_expected ? 1 : 0) << rows << " rows";
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < sh.n; ++j) {
+            double want = 0;
+            for (int64_t t = 0; t < sh.k; ++t) want += double(x[size_t(i * sh.k + t)]) * weight(t, j);
+            want *= v.e.alpha;
+            if (v.e.bias) want += bias[size_t(j)];
+            if (v.e.activation == dnnl::algorithm::eltwise_gelu_erf) want = 0.5 * want * (1 + std::erf(want / std::sqrt(2.0)));
+            if (v.e.activation == dnnl::algorithm::eltwise_gelu_tanh)
+              want = 0.5 * want * (1 + std::tanh(0.7978845608028654 * (want + 0.044715 * want * want * want)));
+            const size_t o = size_t(i * sh.n + j);
+            if (v.e.accumulate) want += y0[o];
+            ASSERT_NEAR(y[o], want, 2e-5 * (1 + double(sh.k))) << "row " << i << " col " << j;
+          }
+      }
+    }
   }
 }
 

@@ -1,0 +1,109 @@
+#include "kernels/packed_row_product.h"
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <atomic>
+#include <cstring>
+
+#include "core/parallel.h"
+
+namespace onyx::onednn {
+namespace {
+
+constexpr int64_t kPanelWidth = 64;  // columns per panel: four 16-float vectors
+constexpr int64_t kKBlock = 16;      // panel rows are padded to a multiple of this
+// Rows of a panel (256 bytes each) the prefetch runs ahead of the loads: 8 KB. 16 to 64 rows
+// all streamed at 24-28 GB/s on one Zen 4 core, where the loads alone reach 15.
+constexpr int64_t kPrefetchRows = 32;
+// Panels per parallel chunk: at least ~64 KB of weights, so small products stay on one thread.
+constexpr int64_t kMinChunkFloats = 16384;
+
+std::atomic<int64_t> g_products{0};
+
+#define ONYX_ROW_PANELS_TARGET __attribute__((target("avx512f")))
+
+// Columns [p * 64, p * 64 + cols) of the product for panels [p0, p1).
+ONYX_ROW_PANELS_TARGET void panels_range(const RowPanels& rp, const float* packed, const float* x, float alpha,
+                                         const float* bias, bool accumulate, float* y, int64_t p0, int64_t p1) {
+  for (int64_t p = p0; p < p1; ++p) {
+    const float* w = packed + p * rp.k_padded * kPanelWidth;
+    // Two sets of sums (even and odd rows of the panel) keep eight multiply-adds in flight.
+    __m512 e0 = _mm512_setzero_ps(), e1 = e0, e2 = e0, e3 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0;
+    int64_t k = 0;
+    for (; k + 2 <= rp.k; k += 2) {
+      const float* r = w + k * kPanelWidth;
+      const char* ahead = reinterpret_cast<const char*>(r + kPrefetchRows * kPanelWidth);
+      for (int line = 0; line < 8; ++line) _mm_prefetch(ahead + 64 * line, _MM_HINT_T0);  // two rows: 512 bytes
+      const __m512 x0 = _mm512_set1_ps(x[k]), x1 = _mm512_set1_ps(x[k + 1]);
+      e0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(r), e0);
+      e1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(r + 16), e1);
+      e2 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(r + 32), e2);
+      e3 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(r + 48), e3);
+      o0 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(r + 64), o0);
+      o1 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(r + 80), o1);
+      o2 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(r + 96), o2);
+      o3 = _mm512_fmadd_ps(x1, _mm512_loadu_ps(r + 112), o3);
+    }
+    if (k < rp.k) {
+      const float* r = w + k * kPanelWidth;
+      const __m512 x0 = _mm512_set1_ps(x[k]);
+      e0 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(r), e0);
+      e1 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(r + 16), e1);
+      e2 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(r + 32), e2);
+      e3 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(r + 48), e3);
+    }
+    alignas(64) float sums[kPanelWidth];
+    _mm512_store_ps(sums, _mm512_add_ps(e0, o0));
+    _mm512_store_ps(sums + 16, _mm512_add_ps(e1, o1));
+    _mm512_store_ps(sums + 32, _mm512_add_ps(e2, o2));
+    _mm512_store_ps(sums + 48, _mm512_add_ps(e3, o3));
+    const int64_t first = p * kPanelWidth, cols = std::min(kPanelWidth, rp.n - first);
+    float* out = y + first;
+    for (int64_t j = 0; j < cols; ++j) {
+      float v = alpha * sums[j];
+      if (bias) v += bias[first + j];
+      out[j] = accumulate ? out[j] + v : v;
+    }
+  }
+}
+
+bool has_avx512f() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+
+}  // namespace
+
+bool describe_row_panels(const dnnl::memory::desc& packed, RowPanels& out) {
+  if (!has_avx512f()) return false;
+  const dnnl_memory_desc_t& d = packed.data;
+  if (d.ndims != 2 || d.data_type != dnnl_f32 || d.format_kind != dnnl_blocked || d.offset0 != 0 || d.extra.flags != 0)
+    return false;
+  const dnnl_blocking_desc_t& b = d.format_desc.blocking;
+  if (b.inner_nblks != 2 || b.inner_blks[0] != kKBlock || b.inner_idxs[0] != 0 || b.inner_blks[1] != kPanelWidth ||
+      b.inner_idxs[1] != 1)
+    return false;
+  const int64_t k_padded = d.padded_dims[0], n_padded = d.padded_dims[1];
+  if (k_padded % kKBlock != 0 || n_padded % kPanelWidth != 0 || d.dims[0] > k_padded || d.dims[1] > n_padded) return false;
+  // Blocks of 16 rows follow each other inside a panel; panels follow each other.
+  if (b.strides[0] != kKBlock * kPanelWidth || b.strides[1] != k_padded * kPanelWidth) return false;
+  out.k = d.dims[0];
+  out.n = d.dims[1];
+  out.k_padded = k_padded;
+  out.panels = (out.n + kPanelWidth - 1) / kPanelWidth;
+  return out.k > 0 && out.n > 0;
+}
+
+void row_times_panels(const RowPanels& panels, const float* packed, const float* x, float alpha, const float* bias,
+                      bool accumulate, float* y) {
+  g_products.fetch_add(1, std::memory_order_relaxed);
+  const int64_t grain = std::max<int64_t>(1, kMinChunkFloats / std::max<int64_t>(1, panels.k_padded * kPanelWidth));
+  parallel_for(panels.panels, grain, [&](int64_t p0, int64_t p1) {
+    panels_range(panels, packed, x, alpha, bias, accumulate, y, p0, p1);
+  });
+}
+
+int64_t row_panel_products() { return g_products.load(std::memory_order_relaxed); }
+
+}  // namespace onyx::onednn

@@ -1,0 +1,40 @@
+// One row times a constant float32 weight matrix that oneDNN has packed, read in oneDNN's own
+// packed layout: the single-row products of token-by-token decoding.
+//
+//   y (1 x N) = alpha * x (1 x K) * B (K x N) [+ bias] [+ y]
+//
+// For float32 matmuls on AVX-512 CPUs oneDNN packs B as "BA16a64b": panels of 64 columns, each
+// panel K_pad x 64 floats, contiguous (K_pad: K rounded up to 16, N padded to 64 with zeros).
+// oneDNN's own kernels, built for many rows, read such a B at about 15 GB/s when A has one row
+// (Zen 4, one core; its plain read bandwidth is 24 GB/s). This kernel walks each panel once,
+// front to back, with its 64 sums in registers and software prefetch ahead of the loads, so a
+// decoding step streams its weights at the memory's speed. Panels are shared out to the
+// intra-op threads. No copy of the weights is made: the kernel reads the buffer oneDNN packed.
+#pragma once
+#include <cstdint>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+namespace onyx::onednn {
+
+// Where the panels of a packed B lie. Valid only when describe_row_panels() said so.
+struct RowPanels {
+  int64_t k = 0, n = 0;   // B's logical dims
+  int64_t k_padded = 0;   // rows per panel
+  int64_t panels = 0;     // ceil(n / 64)
+};
+
+// True when `packed` is a 2-D float32 B in the panel layout above and this CPU has AVX-512F;
+// then `out` says where its panels are. False for any other layout (bf16, other ISAs' blocks),
+// which the caller leaves to oneDNN.
+bool describe_row_panels(const dnnl::memory::desc& packed, RowPanels& out);
+
+// y[j] = alpha * sum_k x[k] * B[k][j] (+ bias[j] when bias) (+ y[j] when accumulate), j < n.
+// `panels` from describe_row_panels of the memory whose data is `packed`; bias may be null.
+void row_times_panels(const RowPanels& panels, const float* packed, const float* x, float alpha, const float* bias,
+                      bool accumulate, float* y);
+
+// How many products row_times_panels has computed in this process (tests check the route).
+int64_t row_panel_products();
+
+}  // namespace onyx::onednn
