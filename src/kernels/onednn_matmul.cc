@@ -216,7 +216,7 @@ Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, con
       small_batched_matmul(shape, epilogue_.alpha, a, b, y))
     return Status::Ok();
   if (row_product_fits(shape)) {  // one row (decoding) against packed weights: stream the panels
-    row_times_panels(row_panels_, static_cast<const float*>(packed_b_->get_data_handle()), a, epilogue_.alpha,
+    row_times_panels(row_panels_, packed_b_->get_data_handle(), a, epilogue_.alpha,
                      epilogue_.bias ? bias : nullptr, epilogue_.accumulate, y);
     if (epilogue_.activation != dnnl::algorithm::undef)
       gelu_row(epilogue_.activation == dnnl::algorithm::eltwise_gelu_erf ? GeluKind::kErf : GeluKind::kTanh, y, nullptr,

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstring>
+#include <vector>
 
 #include "core/parallel.h"
 
@@ -22,6 +23,19 @@ constexpr int64_t kMinChunkFloats = 16384;
 std::atomic<int64_t> g_products{0};
 
 #define ONYX_ROW_PANELS_TARGET __attribute__((target("avx512f")))
+#define ONYX_ROW_PANELS_BF16_TARGET __attribute__((target("avx512f,avx512bf16")))
+
+// Writes panel p's valid columns: y = alpha * sums (+ bias) (+ y).
+void store_panel(const RowPanels& rp, const float* sums, int64_t p, float alpha, const float* bias, bool accumulate,
+                 float* y) {
+  const int64_t first = p * kPanelWidth, cols = std::min(kPanelWidth, rp.n - first);
+  float* out = y + first;
+  for (int64_t j = 0; j < cols; ++j) {
+    float v = alpha * sums[j];
+    if (bias) v += bias[first + j];
+    out[j] = accumulate ? out[j] + v : v;
+  }
+}
 
 // Columns [p * 64, p * 64 + cols) of the product for panels [p0, p1).
 ONYX_ROW_PANELS_TARGET void panels_range(const RowPanels& rp, const float* packed, const float* x, float alpha,
@@ -58,13 +72,56 @@ ONYX_ROW_PANELS_TARGET void panels_range(const RowPanels& rp, const float* packe
     _mm512_store_ps(sums + 16, _mm512_add_ps(e1, o1));
     _mm512_store_ps(sums + 32, _mm512_add_ps(e2, o2));
     _mm512_store_ps(sums + 48, _mm512_add_ps(e3, o3));
-    const int64_t first = p * kPanelWidth, cols = std::min(kPanelWidth, rp.n - first);
-    float* out = y + first;
-    for (int64_t j = 0; j < cols; ++j) {
-      float v = alpha * sums[j];
-      if (bias) v += bias[first + j];
-      out[j] = accumulate ? out[j] + v : v;
+    store_panel(rp, sums, p, alpha, bias, accumulate, y);
+  }
+}
+
+// Rounds x to bfloat16, to nearest even (NaN stays NaN), as oneDNN's float32 -> bf16 reorder.
+uint16_t to_bf16(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);
+  return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
+}
+
+// The bfloat16 panels: `pairs` holds x's rows two by two, as bf16 pairs (the last one padded
+// with a zero when K is odd); a pair of panel rows is 64 columns x 2 values (256 bytes).
+ONYX_ROW_PANELS_BF16_TARGET void bf16_panels_range(const RowPanels& rp, const uint16_t* packed, const uint32_t* pairs,
+                                                   float alpha, const float* bias, bool accumulate, float* y, int64_t p0,
+                                                   int64_t p1) {
+  const int64_t n_pairs = (rp.k + 1) / 2;
+  for (int64_t p = p0; p < p1; ++p) {
+    const uint16_t* w = packed + p * rp.k_padded * kPanelWidth;
+    __m512 e0 = _mm512_setzero_ps(), e1 = e0, e2 = e0, e3 = e0, o0 = e0, o1 = e0, o2 = e0, o3 = e0;
+    int64_t q = 0;
+    for (; q + 2 <= n_pairs; q += 2) {
+      const uint16_t* r = w + q * 2 * kPanelWidth;
+      const char* ahead = reinterpret_cast<const char*>(r + kPrefetchRows * 2 * kPanelWidth);  // the same 8 KB
+      for (int line = 0; line < 8; ++line) _mm_prefetch(ahead + 64 * line, _MM_HINT_T0);  // two pairs: 512 bytes
+      const __m512bh x0 = (__m512bh)_mm512_set1_epi32(int(pairs[q])), x1 = (__m512bh)_mm512_set1_epi32(int(pairs[q + 1]));
+      e0 = _mm512_dpbf16_ps(e0, x0, (__m512bh)_mm512_loadu_si512(r));
+      e1 = _mm512_dpbf16_ps(e1, x0, (__m512bh)_mm512_loadu_si512(r + 32));
+      e2 = _mm512_dpbf16_ps(e2, x0, (__m512bh)_mm512_loadu_si512(r + 64));
+      e3 = _mm512_dpbf16_ps(e3, x0, (__m512bh)_mm512_loadu_si512(r + 96));
+      o0 = _mm512_dpbf16_ps(o0, x1, (__m512bh)_mm512_loadu_si512(r + 128));
+      o1 = _mm512_dpbf16_ps(o1, x1, (__m512bh)_mm512_loadu_si512(r + 160));
+      o2 = _mm512_dpbf16_ps(o2, x1, (__m512bh)_mm512_loadu_si512(r + 192));
+      o3 = _mm512_dpbf16_ps(o3, x1, (__m512bh)_mm512_loadu_si512(r + 224));
     }
+    if (q < n_pairs) {
+      const uint16_t* r = w + q * 2 * kPanelWidth;
+      const __m512bh x0 = (__m512bh)_mm512_set1_epi32(int(pairs[q]));
+      e0 = _mm512_dpbf16_ps(e0, x0, (__m512bh)_mm512_loadu_si512(r));
+      e1 = _mm512_dpbf16_ps(e1, x0, (__m512bh)_mm512_loadu_si512(r + 32));
+      e2 = _mm512_dpbf16_ps(e2, x0, (__m512bh)_mm512_loadu_si512(r + 64));
+      e3 = _mm512_dpbf16_ps(e3, x0, (__m512bh)_mm512_loadu_si512(r + 96));
+    }
+    alignas(64) float sums[kPanelWidth];
+    _mm512_store_ps(sums, _mm512_add_ps(e0, o0));
+    _mm512_store_ps(sums + 16, _mm512_add_ps(e1, o1));
+    _mm512_store_ps(sums + 32, _mm512_add_ps(e2, o2));
+    _mm512_store_ps(sums + 48, _mm512_add_ps(e3, o3));
+    store_panel(rp, sums, p, alpha, bias, accumulate, y);
   }
 }
 
@@ -73,21 +130,30 @@ bool has_avx512f() {
   return yes;
 }
 
+bool has_avx512_bf16() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
+  return yes;
+}
+
 }  // namespace
 
 bool describe_row_panels(const dnnl::memory::desc& packed, RowPanels& out) {
-  if (!has_avx512f()) return false;
   const dnnl_memory_desc_t& d = packed.data;
-  if (d.ndims != 2 || d.data_type != dnnl_f32 || d.format_kind != dnnl_blocked || d.offset0 != 0 || d.extra.flags != 0)
-    return false;
+  const bool bf16 = d.data_type == dnnl_bf16;
+  if (bf16 ? !has_avx512_bf16() : (d.data_type != dnnl_f32 || !has_avx512f())) return false;
+  if (d.ndims != 2 || d.format_kind != dnnl_blocked || d.offset0 != 0 || d.extra.flags != 0) return false;
   const dnnl_blocking_desc_t& b = d.format_desc.blocking;
-  if (b.inner_nblks != 2 || b.inner_blks[0] != kKBlock || b.inner_idxs[0] != 0 || b.inner_blks[1] != kPanelWidth ||
-      b.inner_idxs[1] != 1)
+  // float32 "BA16a64b": [16 rows][64 columns] blocks; bfloat16 "BA16a64b2a": [16 row pairs][64 columns][2].
+  const int pair = bf16 ? 2 : 1;
+  if (b.inner_nblks != (bf16 ? 3 : 2) || b.inner_blks[0] != kKBlock || b.inner_idxs[0] != 0 ||
+      b.inner_blks[1] != kPanelWidth || b.inner_idxs[1] != 1 || (bf16 && (b.inner_blks[2] != 2 || b.inner_idxs[2] != 0)))
     return false;
+  const int64_t k_block = kKBlock * pair;
   const int64_t k_padded = d.padded_dims[0], n_padded = d.padded_dims[1];
-  if (k_padded % kKBlock != 0 || n_padded % kPanelWidth != 0 || d.dims[0] > k_padded || d.dims[1] > n_padded) return false;
-  // Blocks of 16 rows follow each other inside a panel; panels follow each other.
-  if (b.strides[0] != kKBlock * kPanelWidth || b.strides[1] != k_padded * kPanelWidth) return false;
+  if (k_padded % k_block != 0 || n_padded % kPanelWidth != 0 || d.dims[0] > k_padded || d.dims[1] > n_padded) return false;
+  // Blocks of 16 rows (or row pairs) follow each other inside a panel; panels follow each other.
+  if (b.strides[0] != k_block * kPanelWidth || b.strides[1] != k_padded * kPanelWidth) return false;
+  out.bf16 = bf16;
   out.k = d.dims[0];
   out.n = d.dims[1];
   out.k_padded = k_padded;
@@ -95,12 +161,23 @@ bool describe_row_panels(const dnnl::memory::desc& packed, RowPanels& out) {
   return out.k > 0 && out.n > 0;
 }
 
-void row_times_panels(const RowPanels& panels, const float* packed, const float* x, float alpha, const float* bias,
+void row_times_panels(const RowPanels& panels, const void* packed, const float* x, float alpha, const float* bias,
                       bool accumulate, float* y) {
   g_products.fetch_add(1, std::memory_order_relaxed);
   const int64_t grain = std::max<int64_t>(1, kMinChunkFloats / std::max<int64_t>(1, panels.k_padded * kPanelWidth));
-  parallel_for(panels.panels, grain, [&](int64_t p0, int64_t p1) {
-    panels_range(panels, packed, x, alpha, bias, accumulate, y, p0, p1);
+  if (!panels.bf16) {
+    parallel_for(panels.panels, grain, [&](int64_t p0, int64_t p1) {
+      panels_range(panels, static_cast<const float*>(packed), x, alpha, bias, accumulate, y, p0, p1);
+    });
+    return;
+  }
+  std::vector<uint32_t> pairs(size_t((panels.k + 1) / 2));
+  for (int64_t q = 0; q < int64_t(pairs.size()); ++q) {
+    const uint32_t lo = to_bf16(x[2 * q]), hi = 2 * q + 1 < panels.k ? to_bf16(x[2 * q + 1]) : 0;
+    pairs[size_t(q)] = lo | (hi << 16);
+  }
+  parallel_for(panels.panels, std::max<int64_t>(1, grain * 2), [&](int64_t p0, int64_t p1) {
+    bf16_panels_range(panels, static_cast<const uint16_t*>(packed), pairs.data(), alpha, bias, accumulate, y, p0, p1);
   });
 }
 

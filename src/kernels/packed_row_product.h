@@ -10,6 +10,11 @@
 // front to back, with its 64 sums in registers and software prefetch ahead of the loads, so a
 // decoding step streams its weights at the memory's speed. Panels are shared out to the
 // intra-op threads. No copy of the weights is made: the kernel reads the buffer oneDNN packed.
+//
+// B packed as bfloat16 (MatMul::pack_b's bf16, on CPUs with AVX512_BF16) is "BA16a64b2a": the
+// same panels with rows in pairs, each column's two values side by side. x is rounded to
+// bfloat16 (to nearest even, as oneDNN's reorder rounds the row before its bf16 product) and
+// each pair of rows is one vdpbf16ps per 16 columns, sums in float32.
 #pragma once
 #include <cstdint>
 
@@ -22,16 +27,18 @@ struct RowPanels {
   int64_t k = 0, n = 0;   // B's logical dims
   int64_t k_padded = 0;   // rows per panel
   int64_t panels = 0;     // ceil(n / 64)
+  bool bf16 = false;      // bfloat16 pairs of rows (else float32 rows)
 };
 
-// True when `packed` is a 2-D float32 B in the panel layout above and this CPU has AVX-512F;
-// then `out` says where its panels are. False for any other layout (bf16, other ISAs' blocks),
-// which the caller leaves to oneDNN.
+// True when `packed` is a 2-D B in one of the panel layouts above (float32 on a CPU with
+// AVX-512F, bfloat16 on one with AVX512_BF16); then `out` says where its panels are. False for
+// any other layout (other ISAs' blocks), which the caller leaves to oneDNN.
 bool describe_row_panels(const dnnl::memory::desc& packed, RowPanels& out);
 
 // y[j] = alpha * sum_k x[k] * B[k][j] (+ bias[j] when bias) (+ y[j] when accumulate), j < n.
-// `panels` from describe_row_panels of the memory whose data is `packed`; bias may be null.
-void row_times_panels(const RowPanels& panels, const float* packed, const float* x, float alpha, const float* bias,
+// `panels` from describe_row_panels of the memory whose data is `packed` (float32 or bfloat16
+// elements as panels.bf16 says); bias may be null.
+void row_times_panels(const RowPanels& panels, const void* packed, const float* x, float alpha, const float* bias,
                       bool accumulate, float* y);
 
 // How many products row_times_panels has computed in this process (tests check the route).

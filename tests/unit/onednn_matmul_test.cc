@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <random>
 #include <vector>
 
@@ -87,18 +88,31 @@ TEST(OneDnnMatMul, UnpackedProductsMatchAPlainLoopInEveryLayout) {
   }
 }
 
+// Rounds to bfloat16, to nearest even, as oneDNN rounds a bf16 product's operands.
+double bf16_rounded(float x) {
+  uint32_t u;
+  std::memcpy(&u, &x, 4);
+  u = (u + 0x7fffu + ((u >> 16) & 1u)) & 0xffff0000u;
+  float r;
+  std::memcpy(&r, &u, 4);
+  return r;
+}
+
 // One row against constant weights packed by oneDNN (decoding): row_times_panels reads the
 // packed panels where the layout allows, with a tail of rows (K odd, not a multiple of 16), a
 // partial last panel (N not a multiple of 64), b packed from its transposed storage, bias,
 // alpha, accumulation and the GELU activations; two rows stay with oneDNN. Every result
-// against a float64 loop.
-TEST(OneDnnMatMul, OneRowAgainstPackedWeightsMatchesAPlainLoop) {
+// against a float64 loop; with weights packed as bfloat16 (where the CPU has it) the loop takes
+// the operands rounded to bf16.
+void check_one_row_products(bool bf16) {
   struct Packed {
     int64_t k, n;
     bool trans_b;
   };
   const Packed shapes[] = {{37, 100, false}, {768, 200, false}, {64, 64, false}, {1, 65, false}, {130, 1, false}, {33, 130, true}};
-  const bool panels_expected = __builtin_cpu_supports("avx512f");
+  const bool panels_expected =
+      bf16 ? __builtin_cpu_supports("avx512bf16") != 0 : __builtin_cpu_supports("avx512f") != 0;
+  auto op = [&](float v) { return bf16 ? bf16_rounded(v) : double(v); };
   for (const Packed& sh : shapes) {
     SCOPED_TRACE(::testing::Message() << "k " << sh.k << " n " << sh.n << " trans_b " << sh.trans_b);
     std::mt19937 rng(unsigned(sh.k * 7 + sh.n));
@@ -108,9 +122,9 @@ TEST(OneDnnMatMul, OneRowAgainstPackedWeightsMatchesAPlainLoop) {
     for (float& v : x) v = dist(rng);
     for (float& v : bias) v = dist(rng);
     // B[t][j] whatever the storage.
-    auto weight = [&](int64_t t, int64_t j) { return double(sh.trans_b ? b[size_t(j * sh.k + t)] : b[size_t(t * sh.n + j)]); };
+    auto weight = [&](int64_t t, int64_t j) { return op(sh.trans_b ? b[size_t(j * sh.k + t)] : b[size_t(t * sh.n + j)]); };
     const std::vector<int64_t> b_dims = sh.trans_b ? std::vector<int64_t>{sh.n, sh.k} : std::vector<int64_t>{sh.k, sh.n};
-    auto packed = onednn::MatMul::pack_b(b.data(), b_dims, sh.trans_b, 128);
+    auto packed = onednn::MatMul::pack_b(b.data(), b_dims, sh.trans_b, 128, bf16);
     ASSERT_TRUE(packed.ok());
 
     struct Variant {
@@ -141,7 +155,7 @@ TEST(OneDnnMatMul, OneRowAgainstPackedWeightsMatchesAPlainLoop) {
         for (int64_t i = 0; i < rows; ++i)
           for (int64_t j = 0; j < sh.n; ++j) {
             double want = 0;
-            for (int64_t t = 0; t < sh.k; ++t) want += double(x[size_t(i * sh.k + t)]) * weight(t, j);
+            for (int64_t t = 0; t < sh.k; ++t) want += op(x[size_t(i * sh.k + t)]) * weight(t, j);
             want *= v.e.alpha;
             if (v.e.bias) want += bias[size_t(j)];
             if (v.e.activation == dnnl::algorithm::eltwise_gelu_erf) want = 0.5 * want * (1 + std::erf(want / std::sqrt(2.0)));
@@ -154,6 +168,13 @@ TEST(OneDnnMatMul, OneRowAgainstPackedWeightsMatchesAPlainLoop) {
       }
     }
   }
+}
+
+TEST(OneDnnMatMul, OneRowAgainstPackedWeightsMatchesAPlainLoop) { check_one_row_products(false); }
+
+TEST(OneDnnMatMul, OneRowAgainstBf16PackedWeightsMatchesAPlainLoop) {
+  if (!onednn::bf16_products_available()) GTEST_SKIP() << "this CPU has no native bfloat16 products";
+  check_one_row_products(true);
 }
 
 }  // namespace
