@@ -4,6 +4,7 @@ decoder with a KV cache (bench/make_models.py's gpt2_decoder, or a quantized cop
 
     /usr/bin/python3 bench/decode_compare.py [--model bench/models/gpt2_decoder.onnx]
         [--threads 1,2] [--tokens 128] [--prompt-len 128] [--rounds 3] [--table-out FILE]
+        [--onyx-config KEY=VALUE]...
     /usr/bin/python3 bench/decode_compare.py --model QUANTIZED.onnx --accuracy REF.onnx [--tokens 128]
 
 Both tools run the same loop on the same file, batch 1: a fixed prompt (PROMPT_LEN ids uniform
@@ -28,6 +29,8 @@ the generated ids, which are compared between the tools.
 teacher forcing over REF's tokens (the same prompt, then REF's tokens fed one by one). Per step
 (the prompt step included: TOKENS logit vectors) the cosine similarity of the two models' logits
 (min, mean) and the top-1 agreement (argmax of --model's logits == REF's token).
+--onyx-config entries apply to --model only, so `--model REF.onnx --accuracy REF.onnx --onyx-config onyx.cpu.gemm_bf16=1` measures
+bfloat16 weights against float32.
 """
 import argparse
 import datetime
@@ -62,11 +65,14 @@ def peak_rss_mb():
 class OnyxDecoder:
     """One session and the decoding loop, through an IoBinding (or plain run)."""
 
-    def __init__(self, model, threads, plain_run=False):
+    def __init__(self, model, threads, plain_run=False, config=()):
         import numpy as np
         import onyx as ort
         self.np, self.ort, self.plain = np, ort, plain_run
         so = ort.SessionOptions()
+        for entry in config:  # --onyx-config KEY=VALUE
+            key, _, value = entry.partition("=")
+            so.add_session_config_entry(key, value)
         so.intra_op_num_threads = threads
         so.inter_op_num_threads = 1
         so.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
@@ -187,7 +193,7 @@ def child(a):
             forced = json.load(f)["generated_ids"]
         if len(forced) < a.tokens:
             raise SystemExit(f"{a.forced} has {len(forced)} tokens, fewer than --tokens {a.tokens}")
-    dec = OnyxDecoder(a.model, a.child_threads, a.plain_run)
+    dec = OnyxDecoder(a.model, a.child_threads, a.plain_run, a.onyx_config)
     ids, prompt_ms, step_ms, logits = dec.decode(prompt, a.tokens, forced, keep_logits=bool(a.save_logits))
     if a.save_logits:
         import numpy as np
@@ -226,6 +232,8 @@ def run_proc(cmd, timeout, env=None):
 def onyx_cmd(a, model, threads, tokens, prompt_file, json_path, extra=()):
     cmd = [sys.executable, os.path.abspath(__file__), "--child", "--model", model, "--child-threads", str(threads),
            "--tokens", str(tokens), "--prompt-file", prompt_file, "--json", json_path]
+    for entry in a.onyx_config:
+        cmd += ["--onyx-config", entry]
     return cmd + (["--plain-run"] if a.plain_run else []) + list(extra)
 
 
@@ -350,7 +358,9 @@ def accuracy(a, label, prompt_file):
         lp = os.path.join(a.work_dir, f"acc_{name}_logits.npy")
         if extra is None:
             extra = ["--forced", files["ref"][0]]
-        ok, wall, out = run_proc(onyx_cmd(a, model, t, a.tokens, prompt_file, jp, extra + ["--save-logits", lp]),
+        # --onyx-config applies to --model only: the reference runs as it is.
+        how = a if name == "model" else argparse.Namespace(**{**vars(a), "onyx_config": []})
+        ok, wall, out = run_proc(onyx_cmd(how, model, t, a.tokens, prompt_file, jp, extra + ["--save-logits", lp]),
                                  a.timeout, onyx_env(a, t))
         if not ok:
             raise SystemExit(f"onyx on {model} failed: {out}")
@@ -379,6 +389,8 @@ def main():
     ap.add_argument("--rounds", type=int, default=3, help="alternating ORT/onyx process pairs (default 3)")
     ap.add_argument("--accuracy", metavar="REF.onnx", help="onyx only: --model against REF with teacher forcing")
     ap.add_argument("--plain-run", action="store_true", help="onyx: InferenceSession.run instead of an IoBinding")
+    ap.add_argument("--onyx-config", action="append", default=[], metavar="KEY=VALUE",
+                    help="onyx: a session config entry (repeatable), e.g. onyx.cpu.gemm_bf16=1 for bfloat16 weights")
     ap.add_argument("--onyx-python", default=os.path.join(ROOT, "build", "python"), help="onyx's Python package dir (default build/python; copied into the work dir first)")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds allowed to one process")
     ap.add_argument("--work-dir", default=os.path.join(HERE, "work", "decode"))
