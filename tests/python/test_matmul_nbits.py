@@ -1,7 +1,8 @@
 """com.microsoft MatMulNBits through a session, against numpy with the weights dequantised as the
 layout says: one row (the streaming kernels), a prompt of rows (W dequantised in tiles, several of
 them over N = 600, split over the threads), accuracy_level 4 (rows of A quantised to int8: within
-the rounding of A), a bias, and float16 A."""
+the rounding of A; a prompt's A and W in bfloat16 where the CPU has it: within their rounding), a
+bias, and float16 A."""
 import numpy as np
 import pytest
 from onnx import TensorProto, helper, numpy_helper
@@ -59,6 +60,17 @@ def test_accuracy_level_4_is_within_the_rounding_of_a(rows):
     y = s.run(None, {"A": a})[0]
     # each a moves by at most half a step of max|a| / 127 per block
     bound = (np.abs(w).sum(axis=1) / 254.0)[None, :] + 1e-5
+    assert np.all(np.abs(y - a @ w.T) <= bound)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_accuracy_level_4_prompts_are_within_the_bf16_rounding_of_a_and_w(threads):
+    # a prompt (more rows than the streaming kernels take): with native bf16 products A and the
+    # dequantised W are rounded to bfloat16 (8 significant bits each); float32 elsewhere
+    s, w = session(4, threads=threads)
+    a = np.random.default_rng(11).uniform(-1, 1, size=(40, K)).astype(np.float32)
+    y = s.run(None, {"A": a})[0]
+    bound = (np.abs(a) @ np.abs(w).T) * 2.0 ** -7 + 1e-5
     assert np.all(np.abs(y - a @ w.T) <= bound)
 
 

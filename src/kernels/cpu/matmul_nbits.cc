@@ -7,7 +7,9 @@
 // meaning 2^(bits - 1); g_idx (deprecated: refused); bias (optional, N).
 // Attributes K, N, bits (2, 4 or 8), block_size (a power of 2, >= 16), accuracy_level (a
 // permission to compute in lower precision: 4 lets rows of A be quantised to int8 per block,
-// which onyx takes for decoding (up to 3 rows) where the CPU has AVX-512 VNNI; float32 otherwise),
+// which onyx takes for decoding (up to 3 rows) where the CPU has AVX-512 VNNI; 3 or more lets
+// A be bfloat16, which onyx takes for prompts (more rows) where the CPU multiplies bf16
+// natively: A and the dequantised tiles rounded to bf16, float32 sums; float32 otherwise),
 // weight_prepacked (nonzero layouts are device-private: refused).
 // The weights stay packed in memory (kernels/nbits_matmul.h): constant codes are copied once, in
 // prepare, with the scales widened to float32 and the zero points one byte a block, and the
@@ -22,6 +24,7 @@
 #include "core/parallel.h"
 #include "kernels/kernel.h"
 #include "kernels/nbits_matmul.h"
+#include "kernels/onednn_bf16_matmul.h"
 #include "kernels/onednn_matmul.h"
 
 namespace onyx {
@@ -184,17 +187,29 @@ class MatMulNBitsKernel final : public Kernel {
     if (tiles > 1 && threads > 1) tiles = (tiles + threads - 1) / threads * threads;
     const int64_t width = std::max<int64_t>(16, ((n_ + tiles - 1) / tiles + 15) / 16 * 16);
     tiles = (n_ + width - 1) / width;
+    // With accuracy_level 3 or more and native bf16 products, A is rounded to bf16 once and each
+    // dequantised tile before its product.
+    const bool bf16 = accuracy_level_ >= 3 && onednn::bf16_products_available();
+    std::vector<uint16_t> a_bf16(bf16 ? size_t(rows * k_) : 0);
+    if (bf16) onednn::floats_to_bf16(a, a_bf16.data(), rows * k_);
     // Tiles go to the intra-op threads whole: each dequantises its own and runs oneDNN on it
     // (serially, inside the parallel region), so no thread waits on another per tile.
     std::mutex failed_mu;
     Status failed = Status::Ok();
     parallel_for(tiles, 1, [&](int64_t t0, int64_t t1) {
       std::vector<float> tile(size_t(width * k_)), product(size_t(rows * width));
+      std::vector<uint16_t> tile_bf16(bf16 ? tile.size() : 0);
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t n0 = t * width, cols = std::min(width, n_ - n0);
         nbits_dequantize_rows(w, n0, n0 + cols, tile.data(), k_);
-        const onednn::MatMulShape shape{{rows, k_}, {cols, k_}, false, true};
-        Status s = tile_matmul_.run(shape, a, tile.data(), nullptr, product.data());
+        Status s;
+        if (bf16) {
+          onednn::floats_to_bf16(tile.data(), tile_bf16.data(), cols * k_);
+          s = bf16_tile_matmul_.run(rows, cols, k_, a_bf16.data(), tile_bf16.data(), true, product.data());
+        } else {
+          const onednn::MatMulShape shape{{rows, k_}, {cols, k_}, false, true};
+          s = tile_matmul_.run(shape, a, tile.data(), nullptr, product.data());
+        }
         if (!s.ok()) {
           std::lock_guard<std::mutex> lock(failed_mu);
           if (failed.ok()) failed = std::move(s);
@@ -213,6 +228,7 @@ class MatMulNBitsKernel final : public Kernel {
   bool has_zero_points_ = false, has_bias_ = false, packed_ = false;
   UnpackedWeights constant_;
   onednn::MatMul tile_matmul_{onednn::MatMulEpilogue{}};
+  onednn::Bf16MatMul bf16_tile_matmul_;
 };
 
 }  // namespace
