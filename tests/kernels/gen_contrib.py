@@ -157,7 +157,7 @@ for name, (b, s, l, n, h, hv), with_bias, ab_shape, scale in [
 for name, (b, s, l, n, h), with_bias, ab_shape in [
         ("gpt2_like", (2, 16, 16, 2, 8), False, None), ("past", (1, 3, 7, 2, 4), False, None),
         ("more_queries", (1, 6, 4, 1, 4), False, None), ("biased", (2, 5, 5, 2, 4), True, (2, 1, 5, 5)),
-        # Long enough for the kernel's blocks of query rows (64 at least), each ending mid-way.
+        # Long enough for several of the kernel's blocks of query rows (16), the last ending mid-way.
         ("long", (1, 150, 150, 2, 8), False, None), ("long_past", (1, 140, 160, 2, 4), False, None),
         ("long_more_queries", (1, 160, 80, 1, 4), False, None), ("long_biased", (2, 70, 70, 2, 4), True, (2, 1, 70, 70))]:
     q, k, v = rnd(b, s, n * h), rnd(b, l, n * h), rnd(b, l, n * h)
