@@ -4,10 +4,10 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cstring>
 #include <vector>
 
 #include "core/parallel.h"
+#include "kernels/onednn_bf16_matmul.h"
 
 namespace onyx::onednn {
 namespace {
@@ -25,9 +25,15 @@ std::atomic<int64_t> g_products{0};
 #define ONYX_ROW_PANELS_TARGET __attribute__((target("avx512f")))
 #define ONYX_ROW_PANELS_BF16_TARGET __attribute__((target("avx512f,avx512bf16")))
 
-// Writes panel p's valid columns: y = alpha * sums (+ bias) (+ y).
-void store_panel(const RowPanels& rp, const float* sums, int64_t p, float alpha, const float* bias, bool accumulate,
-                 float* y) {
+// Writes panel p's valid columns: y = alpha * (even + odd) (+ bias) (+ y), even and odd being
+// the two sets of four 16-column sums.
+struct PanelSums {
+  __m512 v[4];
+};
+ONYX_ROW_PANELS_TARGET void store_panel(const RowPanels& rp, PanelSums even, PanelSums odd, int64_t p, float alpha,
+                                        const float* bias, bool accumulate, float* y) {
+  alignas(64) float sums[kPanelWidth];
+  for (int i = 0; i < 4; ++i) _mm512_store_ps(sums + 16 * i, _mm512_add_ps(even.v[i], odd.v[i]));
   const int64_t first = p * kPanelWidth, cols = std::min(kPanelWidth, rp.n - first);
   float* out = y + first;
   for (int64_t j = 0; j < cols; ++j) {
@@ -67,21 +73,8 @@ ONYX_ROW_PANELS_TARGET void panels_range(const RowPanels& rp, const float* packe
       e2 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(r + 32), e2);
       e3 = _mm512_fmadd_ps(x0, _mm512_loadu_ps(r + 48), e3);
     }
-    alignas(64) float sums[kPanelWidth];
-    _mm512_store_ps(sums, _mm512_add_ps(e0, o0));
-    _mm512_store_ps(sums + 16, _mm512_add_ps(e1, o1));
-    _mm512_store_ps(sums + 32, _mm512_add_ps(e2, o2));
-    _mm512_store_ps(sums + 48, _mm512_add_ps(e3, o3));
-    store_panel(rp, sums, p, alpha, bias, accumulate, y);
+    store_panel(rp, {e0, e1, e2, e3}, {o0, o1, o2, o3}, p, alpha, bias, accumulate, y);
   }
-}
-
-// Rounds x to bfloat16, to nearest even (NaN stays NaN), as oneDNN's float32 -> bf16 reorder.
-uint16_t to_bf16(float x) {
-  uint32_t u;
-  std::memcpy(&u, &x, 4);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return uint16_t((u >> 16) | 0x40);
-  return uint16_t((u + 0x7fffu + ((u >> 16) & 1u)) >> 16);
 }
 
 // The bfloat16 panels: `pairs` holds x's rows two by two, as bf16 pairs (the last one padded
@@ -116,12 +109,7 @@ ONYX_ROW_PANELS_BF16_TARGET void bf16_panels_range(const RowPanels& rp, const ui
       e2 = _mm512_dpbf16_ps(e2, x0, (__m512bh)_mm512_loadu_si512(r + 64));
       e3 = _mm512_dpbf16_ps(e3, x0, (__m512bh)_mm512_loadu_si512(r + 96));
     }
-    alignas(64) float sums[kPanelWidth];
-    _mm512_store_ps(sums, _mm512_add_ps(e0, o0));
-    _mm512_store_ps(sums + 16, _mm512_add_ps(e1, o1));
-    _mm512_store_ps(sums + 32, _mm512_add_ps(e2, o2));
-    _mm512_store_ps(sums + 48, _mm512_add_ps(e3, o3));
-    store_panel(rp, sums, p, alpha, bias, accumulate, y);
+    store_panel(rp, {e0, e1, e2, e3}, {o0, o1, o2, o3}, p, alpha, bias, accumulate, y);
   }
 }
 
@@ -171,11 +159,12 @@ void row_times_panels(const RowPanels& panels, const void* packed, const float* 
     });
     return;
   }
-  std::vector<uint32_t> pairs(size_t((panels.k + 1) / 2));
-  for (int64_t q = 0; q < int64_t(pairs.size()); ++q) {
-    const uint32_t lo = to_bf16(x[2 * q]), hi = 2 * q + 1 < panels.k ? to_bf16(x[2 * q + 1]) : 0;
-    pairs[size_t(q)] = lo | (hi << 16);
-  }
+  // x rounded to bf16 (to nearest even, as oneDNN's reorder rounds it), two by two: row 2q in
+  // the low half of pair q, a zero after an odd last row.
+  std::vector<uint16_t> halves(size_t((panels.k + 1) / 2 * 2), 0);
+  floats_to_bf16(x, halves.data(), panels.k);
+  std::vector<uint32_t> pairs(halves.size() / 2);
+  for (size_t q = 0; q < pairs.size(); ++q) pairs[q] = uint32_t(halves[2 * q]) | (uint32_t(halves[2 * q + 1]) << 16);
   parallel_for(panels.panels, std::max<int64_t>(1, grain * 2), [&](int64_t p0, int64_t p1) {
     bf16_panels_range(panels, static_cast<const uint16_t*>(packed), pairs.data(), alpha, bias, accumulate, y, p0, p1);
   });
