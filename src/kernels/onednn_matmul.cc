@@ -132,7 +132,9 @@ void MatMul::use_packed_b(PackedWeights packed) {
 bool MatMul::row_product_fits(const MatMulShape& shape) const {
   if (!row_panels_ready_ || shape.trans_a) return false;
   PlainProduct p;
-  if (!fold_to_plain_product(shape, p) || p.m != 1 || p.k != row_panels_.k || p.n != row_panels_.n) return false;
+  if (!fold_to_plain_product(shape, p) || !row_panels_take(row_panels_, p.m) || p.k != row_panels_.k ||
+      p.n != row_panels_.n)
+    return false;
   if (epilogue_.activation == dnnl::algorithm::undef) return true;
   // GELU after the bias, as FusedMatMulBias asks; other activations stay with oneDNN.
   return !epilogue_.accumulate && epilogue_.alpha == 1.0f &&
@@ -215,12 +217,14 @@ Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, con
   if (!packed_b_ && !epilogue_.bias && !epilogue_.accumulate && epilogue_.activation == dnnl::algorithm::undef &&
       small_batched_matmul(shape, epilogue_.alpha, a, b, y))
     return Status::Ok();
-  if (row_product_fits(shape)) {  // one row (decoding) against packed weights: stream the panels
-    row_times_panels(row_panels_, packed_b_->get_data_handle(), a, epilogue_.alpha,
+  if (row_product_fits(shape)) {  // a few rows (decoding) against packed weights: stream the panels
+    PlainProduct p;
+    fold_to_plain_product(shape, p);
+    row_times_panels(row_panels_, packed_b_->get_data_handle(), a, p.m, epilogue_.alpha,
                      epilogue_.bias ? bias : nullptr, epilogue_.accumulate, y);
     if (epilogue_.activation != dnnl::algorithm::undef)
       gelu_row(epilogue_.activation == dnnl::algorithm::eltwise_gelu_erf ? GeluKind::kErf : GeluKind::kTanh, y, nullptr,
-               y, row_panels_.n);
+               y, p.m * row_panels_.n);
     return Status::Ok();
   }
   PlainProduct p;

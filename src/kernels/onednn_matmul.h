@@ -58,9 +58,10 @@ class MatMul {
   // file's bytes, so a weight that is only packed is never copied whole.
   static Result<PackedWeights> pack_constant_b(const Tensor& b, bool trans_b, int64_t m_hint, bool bf16 = false);
   // From now on b is `packed` (shared with other MatMul objects of the same kernel); every
-  // run's b must have the dims packed (2-D, or with leading 1s). A product of one row with a
-  // float32 b packed in oneDNN's 64-column panels (AVX-512) is taken by row_times_panels
-  // (kernels/packed_row_product.h), which streams the panels faster than oneDNN's own kernels.
+  // run's b must have the dims packed (2-D, or with leading 1s). A product of one row (up to 4
+  // with float32) with a b packed in oneDNN's 64-column panels (AVX-512) is taken by
+  // row_times_panels (kernels/packed_row_product.h), which streams the panels faster than
+  // oneDNN's own kernels.
   void use_packed_b(PackedWeights packed);
   Status run(const MatMulShape& shape, const float* a, const float* b, const float* bias, float* y) const;
 
@@ -81,7 +82,7 @@ class MatMul {
   };
   Result<std::shared_ptr<const Entry>> entry_for(const MatMulShape& shape) const;
 
-  // Whether run() may take a one-row product through row_times_panels (the epilogue allows it).
+  // Whether run() may take a product of a few rows through row_times_panels (the epilogue allows it).
   bool row_product_fits(const MatMulShape& shape) const;
 
   MatMulEpilogue epilogue_;

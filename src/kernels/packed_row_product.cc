@@ -77,6 +77,43 @@ ONYX_ROW_PANELS_TARGET void panels_range(const RowPanels& rp, const float* packe
   }
 }
 
+// kRows (2 to 4) rows of x, K apart, against the panels: each panel is read once for all of
+// them, with kRows x 64 sums in registers; y's rows are N apart.
+template <int kRows>
+ONYX_ROW_PANELS_TARGET void panels_range_rows(const RowPanels& rp, const float* packed, const float* x, float alpha,
+                                              const float* bias, bool accumulate, float* y, int64_t p0, int64_t p1) {
+  const __m512 zero = _mm512_setzero_ps();
+  for (int64_t p = p0; p < p1; ++p) {
+    const float* w = packed + p * rp.k_padded * kPanelWidth;
+    __m512 acc[kRows][4];
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r)
+#pragma GCC unroll 4
+      for (int c = 0; c < 4; ++c) acc[r][c] = zero;
+    for (int64_t k = 0; k < rp.k; ++k) {
+      const float* row = w + k * kPanelWidth;
+      if ((k & 1) == 0) {  // two panel rows (512 bytes) per prefetch
+        const char* ahead = reinterpret_cast<const char*>(row + kPrefetchRows * kPanelWidth);
+        for (int line = 0; line < 8; ++line) _mm_prefetch(ahead + 64 * line, _MM_HINT_T0);
+      }
+      const __m512 w0 = _mm512_loadu_ps(row), w1 = _mm512_loadu_ps(row + 16), w2 = _mm512_loadu_ps(row + 32),
+                   w3 = _mm512_loadu_ps(row + 48);
+#pragma GCC unroll 4
+      for (int r = 0; r < kRows; ++r) {
+        const __m512 xr = _mm512_set1_ps(x[r * rp.k + k]);
+        acc[r][0] = _mm512_fmadd_ps(xr, w0, acc[r][0]);
+        acc[r][1] = _mm512_fmadd_ps(xr, w1, acc[r][1]);
+        acc[r][2] = _mm512_fmadd_ps(xr, w2, acc[r][2]);
+        acc[r][3] = _mm512_fmadd_ps(xr, w3, acc[r][3]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < kRows; ++r)
+      store_panel(rp, {acc[r][0], acc[r][1], acc[r][2], acc[r][3]}, {zero, zero, zero, zero}, p, alpha, bias, accumulate,
+                  y + r * rp.n);
+  }
+}
+
 // The bfloat16 panels: `pairs` holds x's rows two by two, as bf16 pairs (the last one padded
 // with a zero when K is odd); a pair of panel rows is 64 columns x 2 values (256 bytes).
 ONYX_ROW_PANELS_BF16_TARGET void bf16_panels_range(const RowPanels& rp, const uint16_t* packed, const uint32_t* pairs,
@@ -149,13 +186,23 @@ bool describe_row_panels(const dnnl::memory::desc& packed, RowPanels& out) {
   return out.k > 0 && out.n > 0;
 }
 
-void row_times_panels(const RowPanels& panels, const void* packed, const float* x, float alpha, const float* bias,
-                      bool accumulate, float* y) {
+bool row_panels_take(const RowPanels& panels, int64_t rows) {
+  return rows >= 1 && rows <= (panels.bf16 ? 1 : kMaxPanelRows);
+}
+
+void row_times_panels(const RowPanels& panels, const void* packed, const float* x, int64_t rows, float alpha,
+                      const float* bias, bool accumulate, float* y) {
   g_products.fetch_add(1, std::memory_order_relaxed);
   const int64_t grain = std::max<int64_t>(1, kMinChunkFloats / std::max<int64_t>(1, panels.k_padded * kPanelWidth));
   if (!panels.bf16) {
+    const float* w = static_cast<const float*>(packed);
     parallel_for(panels.panels, grain, [&](int64_t p0, int64_t p1) {
-      panels_range(panels, static_cast<const float*>(packed), x, alpha, bias, accumulate, y, p0, p1);
+      switch (rows) {
+        case 1: panels_range(panels, w, x, alpha, bias, accumulate, y, p0, p1); break;
+        case 2: panels_range_rows<2>(panels, w, x, alpha, bias, accumulate, y, p0, p1); break;
+        case 3: panels_range_rows<3>(panels, w, x, alpha, bias, accumulate, y, p0, p1); break;
+        default: panels_range_rows<4>(panels, w, x, alpha, bias, accumulate, y, p0, p1); break;
+      }
     });
     return;
   }

@@ -1,14 +1,15 @@
-// One row times a constant float32 weight matrix that oneDNN has packed, read in oneDNN's own
-// packed layout: the single-row products of token-by-token decoding.
+// A few rows times a constant float32 weight matrix that oneDNN has packed, read in oneDNN's
+// own packed layout: the products of token-by-token decoding (one row per sequence).
 //
-//   y (1 x N) = alpha * x (1 x K) * B (K x N) [+ bias] [+ y]
+//   y (rows x N) = alpha * x (rows x K) * B (K x N) [+ bias] [+ y]      rows 1 to 4
 //
 // For float32 matmuls on AVX-512 CPUs oneDNN packs B as "BA16a64b": panels of 64 columns, each
 // panel K_pad x 64 floats, contiguous (K_pad: K rounded up to 16, N padded to 64 with zeros).
 // oneDNN's own kernels, built for many rows, read such a B at about 15 GB/s when A has one row
 // (Zen 4, one core; its plain read bandwidth is 24 GB/s). This kernel walks each panel once,
 // front to back, with its 64 sums in registers and software prefetch ahead of the loads, so a
-// decoding step streams its weights at the memory's speed. Panels are shared out to the
+// decoding step streams its weights at the memory's speed; two to four rows share each load of
+// a panel (float32 only), so a small batch reads the weights once. Panels are shared out to the
 // intra-op threads. No copy of the weights is made: the kernel reads the buffer oneDNN packed.
 //
 // B packed as bfloat16 (MatMul::pack_b's bf16, on CPUs with AVX512_BF16) is "BA16a64b2a": the
@@ -35,11 +36,17 @@ struct RowPanels {
 // any other layout (other ISAs' blocks), which the caller leaves to oneDNN.
 bool describe_row_panels(const dnnl::memory::desc& packed, RowPanels& out);
 
-// y[j] = alpha * sum_k x[k] * B[k][j] (+ bias[j] when bias) (+ y[j] when accumulate), j < n.
-// `panels` from describe_row_panels of the memory whose data is `packed` (float32 or bfloat16
-// elements as panels.bf16 says); bias may be null.
-void row_times_panels(const RowPanels& panels, const void* packed, const float* x, float alpha, const float* bias,
-                      bool accumulate, float* y);
+// The most rows row_times_panels takes at once (float32 panels; bfloat16 panels take one).
+inline constexpr int64_t kMaxPanelRows = 4;
+// Whether row_times_panels takes `rows` rows against these panels.
+bool row_panels_take(const RowPanels& panels, int64_t rows);
+
+// y[i][j] = alpha * sum_k x[i][k] * B[k][j] (+ bias[j] when bias) (+ y[i][j] when accumulate),
+// for i < rows (row_panels_take must hold), j < n; x and y row-major (K and N apart). `panels`
+// from describe_row_panels of the memory whose data is `packed` (float32 or bfloat16 elements
+// as panels.bf16 says); bias may be null.
+void row_times_panels(const RowPanels& panels, const void* packed, const float* x, int64_t rows, float alpha,
+                      const float* bias, bool accumulate, float* y);
 
 // How many products row_times_panels has computed in this process (tests check the route).
 int64_t row_panel_products();
