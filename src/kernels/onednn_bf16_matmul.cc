@@ -29,15 +29,15 @@ __attribute__((target("avx512f,avx512bf16"))) int64_t floats_to_bf16_avx512(cons
   return i;
 }
 
-bool has_avx512_bf16() {
+}  // namespace
+
+bool cpu_has_avx512_bf16() {
   static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
   return yes;
 }
 
-}  // namespace
-
 void floats_to_bf16(const float* x, uint16_t* y, int64_t n) {
-  int64_t i = has_avx512_bf16() ? floats_to_bf16_avx512(x, y, n) : 0;
+  int64_t i = cpu_has_avx512_bf16() ? floats_to_bf16_avx512(x, y, n) : 0;
   for (; i < n; ++i) y[i] = bf16_of(x[i]);
 }
 

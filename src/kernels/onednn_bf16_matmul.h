@@ -33,6 +33,9 @@ class Bf16MatMul {
   mutable std::map<std::tuple<int64_t, int64_t, int64_t, bool>, std::shared_ptr<const Entry>> cache_;
 };
 
+// Whether this CPU has AVX-512F and AVX512_BF16 (vcvtne2ps2bf16, vdpbf16ps).
+bool cpu_has_avx512_bf16();
+
 // y[i] = x[i] rounded to bfloat16 (to nearest even; NaN stays NaN), vectorised on AVX512_BF16.
 void floats_to_bf16(const float* x, uint16_t* y, int64_t n);
 

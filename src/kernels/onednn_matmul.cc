@@ -129,17 +129,17 @@ void MatMul::use_packed_b(PackedWeights packed) {
   row_panels_ready_ = packed_b_ && describe_row_panels(packed_b_->get_desc(), row_panels_);
 }
 
-bool MatMul::row_product_fits(const MatMulShape& shape) const {
-  if (!row_panels_ready_ || shape.trans_a) return false;
+int64_t MatMul::panel_product_rows(const MatMulShape& shape) const {
+  if (!row_panels_ready_ || shape.trans_a) return 0;
   PlainProduct p;
   if (!fold_to_plain_product(shape, p) || !row_panels_take(row_panels_, p.m) || p.k != row_panels_.k ||
       p.n != row_panels_.n)
-    return false;
-  if (epilogue_.activation == dnnl::algorithm::undef) return true;
+    return 0;
+  if (epilogue_.activation == dnnl::algorithm::undef) return p.m;
   // GELU after the bias, as FusedMatMulBias asks; other activations stay with oneDNN.
-  return !epilogue_.accumulate && epilogue_.alpha == 1.0f &&
-         (epilogue_.activation == dnnl::algorithm::eltwise_gelu_erf ||
-          epilogue_.activation == dnnl::algorithm::eltwise_gelu_tanh);
+  const bool gelu = epilogue_.activation == dnnl::algorithm::eltwise_gelu_erf ||
+                    epilogue_.activation == dnnl::algorithm::eltwise_gelu_tanh;
+  return gelu && !epilogue_.accumulate && epilogue_.alpha == 1.0f ? p.m : 0;
 }
 
 Result<std::shared_ptr<const MatMul::Entry>> MatMul::entry_for(const MatMulShape& shape) const {
@@ -217,14 +217,13 @@ Status MatMul::run(const MatMulShape& shape, const float* a, const float* b, con
   if (!packed_b_ && !epilogue_.bias && !epilogue_.accumulate && epilogue_.activation == dnnl::algorithm::undef &&
       small_batched_matmul(shape, epilogue_.alpha, a, b, y))
     return Status::Ok();
-  if (row_product_fits(shape)) {  // a few rows (decoding) against packed weights: stream the panels
-    PlainProduct p;
-    fold_to_plain_product(shape, p);
-    row_times_panels(row_panels_, packed_b_->get_data_handle(), a, p.m, epilogue_.alpha,
+  // A few rows (decoding) against packed weights: stream the panels.
+  if (const int64_t rows = panel_product_rows(shape)) {
+    row_times_panels(row_panels_, packed_b_->get_data_handle(), a, rows, epilogue_.alpha,
                      epilogue_.bias ? bias : nullptr, epilogue_.accumulate, y);
     if (epilogue_.activation != dnnl::algorithm::undef)
       gelu_row(epilogue_.activation == dnnl::algorithm::eltwise_gelu_erf ? GeluKind::kErf : GeluKind::kTanh, y, nullptr,
-               y, p.m * row_panels_.n);
+               y, rows * row_panels_.n);
     return Status::Ok();
   }
   PlainProduct p;

@@ -82,8 +82,9 @@ class MatMul {
   };
   Result<std::shared_ptr<const Entry>> entry_for(const MatMulShape& shape) const;
 
-  // Whether run() may take a product of a few rows through row_times_panels (the epilogue allows it).
-  bool row_product_fits(const MatMulShape& shape) const;
+  // The rows of a product run() may take through row_times_panels (its layout and epilogue
+  // allow it), or 0.
+  int64_t panel_product_rows(const MatMulShape& shape) const;
 
   MatMulEpilogue epilogue_;
   PackedWeights packed_b_;  // null unless b is constant

@@ -155,17 +155,12 @@ bool has_avx512f() {
   return yes;
 }
 
-bool has_avx512_bf16() {
-  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bf16");
-  return yes;
-}
-
 }  // namespace
 
 bool describe_row_panels(const dnnl::memory::desc& packed, RowPanels& out) {
   const dnnl_memory_desc_t& d = packed.data;
   const bool bf16 = d.data_type == dnnl_bf16;
-  if (bf16 ? !has_avx512_bf16() : (d.data_type != dnnl_f32 || !has_avx512f())) return false;
+  if (bf16 ? !cpu_has_avx512_bf16() : (d.data_type != dnnl_f32 || !has_avx512f())) return false;
   if (d.ndims != 2 || d.format_kind != dnnl_blocked || d.offset0 != 0 || d.extra.flags != 0) return false;
   const dnnl_blocking_desc_t& b = d.format_desc.blocking;
   // float32 "BA16a64b": [16 rows][64 columns] blocks; bfloat16 "BA16a64b2a": [16 row pairs][64 columns][2].
