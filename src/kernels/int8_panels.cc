@@ -1,7 +1,9 @@
 #include "kernels/int8_panels.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <cstring>
+#include <new>
 
 #include "core/parallel.h"
 
@@ -13,29 +15,29 @@
 namespace onyx {
 namespace {
 
-constexpr int64_t kPanelsAtOnce = 4;
+constexpr int64_t kPanelsAtOnce = 4;  // a quad: the panels stored group by group together
+constexpr int64_t kQuadGroupBytes = kPanelsAtOnce * 64;
 constexpr int64_t kRowsAtOnce = 4;
-constexpr int64_t kPrefetchBytes = 1024;  // ahead of each panel's stream, for a single row
+constexpr int64_t kPrefetchBytes = 2048;  // ahead of the quad's stream, for a single row
 
 #ifdef ONYX_INT8_PANELS
 #define ONYX_PANELS_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni")))
 
-// acc[r, 16 p .. 16 p + 15] for rows r < R and panels p < P (from `panel`): K/4 steps, each one
-// load of 64 bytes per panel and one broadcast of 4 bytes per row.
+// acc[r, 16 p .. 16 p + 15] for rows r < R and panels p < P of the quad at `quad`: K/4 steps,
+// each one load of 64 bytes per panel (consecutive in memory) and one broadcast of 4 bytes per row.
 template <int R, int P>
-ONYX_PANELS_TARGET void block(const int8_t* panel, int64_t groups, const uint8_t* a, int64_t lda, int64_t n_left,
+ONYX_PANELS_TARGET void block(const int8_t* quad, int64_t groups, const uint8_t* a, int64_t lda, int64_t n_left,
                               int32_t* acc, int64_t ldc, bool prefetch) {
   __m512i sum[R][P];
 #pragma GCC unroll 4
   for (int r = 0; r < R; ++r)
 #pragma GCC unroll 4
     for (int p = 0; p < P; ++p) sum[r][p] = _mm512_setzero_si512();
-  const int64_t panel_bytes = groups * 64;
   for (int64_t g = 0; g < groups; ++g) {
     __m512i w[P];
 #pragma GCC unroll 4
     for (int p = 0; p < P; ++p) {
-      const int8_t* at = panel + p * panel_bytes + g * 64;
+      const int8_t* at = quad + g * kQuadGroupBytes + p * 64;
       if (prefetch) _mm_prefetch(reinterpret_cast<const char*>(at + kPrefetchBytes), _MM_HINT_T0);
       w[p] = _mm512_loadu_si512(at);
     }
@@ -60,13 +62,13 @@ ONYX_PANELS_TARGET void block(const int8_t* panel, int64_t groups, const uint8_t
 }
 
 template <int R>
-ONYX_PANELS_TARGET void block_rows(const int8_t* panel, int64_t groups, int64_t panels, const uint8_t* a, int64_t lda,
+ONYX_PANELS_TARGET void block_rows(const int8_t* quad, int64_t groups, int64_t panels, const uint8_t* a, int64_t lda,
                                    int64_t n_left, int32_t* acc, int64_t ldc, bool prefetch) {
   switch (panels) {
-    case 1: return block<R, 1>(panel, groups, a, lda, n_left, acc, ldc, prefetch);
-    case 2: return block<R, 2>(panel, groups, a, lda, n_left, acc, ldc, prefetch);
-    case 3: return block<R, 3>(panel, groups, a, lda, n_left, acc, ldc, prefetch);
-    default: return block<R, 4>(panel, groups, a, lda, n_left, acc, ldc, prefetch);
+    case 1: return block<R, 1>(quad, groups, a, lda, n_left, acc, ldc, prefetch);
+    case 2: return block<R, 2>(quad, groups, a, lda, n_left, acc, ldc, prefetch);
+    case 3: return block<R, 3>(quad, groups, a, lda, n_left, acc, ldc, prefetch);
+    default: return block<R, 4>(quad, groups, a, lda, n_left, acc, ldc, prefetch);
   }
 }
 #endif
@@ -88,14 +90,21 @@ void Int8Panels::pack(const int8_t* b, int64_t k, int64_t n) {
   n_ = n;
   groups_ = (k + 3) / 4;
   panels_ = (n + 15) / 16;
-  data_.assign(size_t(panels_ * groups_ * 64), 0);
-  for (int64_t p = 0; p < panels_; ++p)
+  const int64_t quads = (panels_ + kPanelsAtOnce - 1) / kPanelsAtOnce;
+  // 64-byte aligned, so that no 64-byte load straddles two cache lines.
+  const size_t bytes = size_t(std::max<int64_t>(1, quads * groups_ * kQuadGroupBytes));
+  data_ = std::shared_ptr<int8_t[]>(static_cast<int8_t*>(std::aligned_alloc(64, bytes)), [](int8_t* q) { std::free(q); });
+  if (!data_) throw std::bad_alloc();
+  std::memset(data_.get(), 0, bytes);
+  for (int64_t p = 0; p < panels_; ++p) {
+    int8_t* quad = data_.get() + (p / kPanelsAtOnce) * groups_ * kQuadGroupBytes + (p % kPanelsAtOnce) * 64;
     for (int64_t g = 0; g < groups_; ++g)
       for (int64_t c = 0; c < 16; ++c)
         for (int64_t i = 0; i < 4; ++i) {
           const int64_t row = 4 * g + i, col = 16 * p + c;
-          if (row < k && col < n) data_[size_t((p * groups_ + g) * 64 + c * 4 + i)] = b[row * n + col];
+          if (row < k && col < n) quad[g * kQuadGroupBytes + c * 4 + i] = b[row * n + col];
         }
+  }
 }
 
 void Int8Panels::multiply(const uint8_t* a, int64_t rows, int32_t* acc) const {
@@ -116,17 +125,17 @@ void Int8Panels::multiply(const uint8_t* a, int64_t rows, int32_t* acc) const {
   parallel_for(quads, grain, [&](int64_t q0, int64_t q1) {
     for (int64_t q = q0; q < q1; ++q) {
       const int64_t p0 = q * kPanelsAtOnce, panels = std::min(kPanelsAtOnce, panels_ - p0);
-      const int8_t* panel = data_.data() + p0 * groups_ * 64;
+      const int8_t* quad = data_.get() + q * groups_ * kQuadGroupBytes;
       for (int64_t r = 0; r < rows; r += kRowsAtOnce) {
         const int64_t take = std::min(kRowsAtOnce, rows - r);
         const uint8_t* ar = a + r * lda;
         int32_t* out = acc + r * n_ + 16 * p0;
         const int64_t n_left = n_ - 16 * p0;
         switch (take) {
-          case 1: block_rows<1>(panel, groups_, panels, ar, lda, n_left, out, n_, prefetch); break;
-          case 2: block_rows<2>(panel, groups_, panels, ar, lda, n_left, out, n_, prefetch); break;
-          case 3: block_rows<3>(panel, groups_, panels, ar, lda, n_left, out, n_, prefetch); break;
-          default: block_rows<4>(panel, groups_, panels, ar, lda, n_left, out, n_, prefetch); break;
+          case 1: block_rows<1>(quad, groups_, panels, ar, lda, n_left, out, n_, prefetch); break;
+          case 2: block_rows<2>(quad, groups_, panels, ar, lda, n_left, out, n_, prefetch); break;
+          case 3: block_rows<3>(quad, groups_, panels, ar, lda, n_left, out, n_, prefetch); break;
+          default: block_rows<4>(quad, groups_, panels, ar, lda, n_left, out, n_, prefetch); break;
         }
       }
     }

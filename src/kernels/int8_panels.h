@@ -5,11 +5,15 @@
 //
 // b is packed once as panels of 16 columns: panel p holds, for each group of 4 rows of b
 // (k = 4g .. 4g + 3), the 16 columns' 4 values (64 bytes), K and N padded with zeros. One
-// vpdpbusd multiplies 4 values of a row of a (broadcast) with a group: 64 products. Rows of a
-// go 4 at a time against 4 panels (16 sums in registers); a single row (decoding) streams the
-// panels once, with software prefetch. Sums are exact and wrap at 32 bits like oneDNN's.
+// vpdpbusd multiplies 4 values of a row of a (broadcast) with a group: 64 products. Panels go
+// in quads (64 columns) stored group by group: group g of the quad's 4 panels is 256
+// consecutive bytes, so the quad is one sequential stream (a single row reads it at memory
+// speed, with software prefetch; four separate panel streams reached two thirds of it). Rows
+// of a go 4 at a time against a quad (16 sums in registers). Sums are exact and wrap at 32
+// bits like oneDNN's.
 #pragma once
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 namespace onyx {
@@ -28,7 +32,7 @@ class Int8Panels {
 
  private:
   int64_t k_ = 0, n_ = 0, groups_ = 0, panels_ = 0;
-  std::vector<int8_t> data_;  // panels_ x groups_ x 64
+  std::shared_ptr<int8_t[]> data_;  // quads x groups_ x 4 panels x 64, 64-byte aligned, never changed once packed
 };
 
 }  // namespace onyx
