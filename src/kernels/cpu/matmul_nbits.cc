@@ -11,19 +11,25 @@
 // A be bfloat16, which onyx takes for prompts (more rows) where the CPU multiplies bf16
 // natively: A and the dequantised tiles rounded to bf16, float32 sums; float32 otherwise),
 // weight_prepacked (nonzero layouts are device-private: refused).
-// The weights stay packed in memory (kernels/nbits_matmul.h): constant codes are copied once, in
-// prepare, with the scales widened to float32 and the zero points one byte a block, and the
-// session may drop the original B. Up to 3 rows of A stream them (nbits_matmul); more rows (a
-// prompt) dequantise a tile of W (512 KB) at a time for oneDNN's product, the tiles split over the
+// The weights stay packed in memory: constant codes are copied once, in prepare, and the session
+// may drop the original B. 4-bit codes in blocks of a multiple of 32 with no float zero points,
+// on CPUs with AVX-512 VNNI, are repacked as NBitsPanels (kernels/nbits_panels.h: 16 rows of W
+// interleaved, read at memory speed by 1 to 3 rows of A); other weights keep MatMulNBits's
+// packing with the scales widened to float32 and the zero points one byte a block
+// (kernels/nbits_matmul.h). Up to 3 rows of A stream the weights; more rows (a prompt)
+// dequantise a tile of W (512 KB) at a time for oneDNN's product, the tiles split over the
 // intra-op threads. The sums are float32.
 #include <algorithm>
 #include <cstring>
+#include <functional>
+#include <memory>
 #include <mutex>
 #include <vector>
 
 #include "core/parallel.h"
 #include "kernels/kernel.h"
 #include "kernels/nbits_matmul.h"
+#include "kernels/nbits_panels.h"
 #include "kernels/onednn_bf16_matmul.h"
 #include "kernels/onednn_matmul.h"
 
@@ -74,6 +80,10 @@ class MatMulNBitsKernel final : public Kernel {
     if (b && scales && (!has_zero_points_ || zp)) {
       ONYX_ASSIGN_OR_RETURN(constant_, unpack(*b, *scales, zp, /*copy_codes=*/true));
       packed_ = true;
+      if (NBitsPanels::supports(constant_.view())) {
+        panels_ = std::make_shared<const NBitsPanels>(constant_.view());
+        constant_ = UnpackedWeights{};  // the panels hold all of W
+      }
     }
     return Status::Ok();
   }
@@ -116,12 +126,20 @@ class MatMulNBitsKernel final : public Kernel {
       a_rows = a_float.data();
       y_rows = y_float.data();
     }
-    if (rows <= kRowsStreamingW && accuracy_level_ >= 4 && nbits_int8_activations_vectorized(w))
+    if (panels_ && rows <= NBitsPanels::kMaxRows && accuracy_level_ >= 4)
+      panels_->multiply_int8_activations(a_rows, rows, y_rows);
+    else if (panels_ && rows <= NBitsPanels::kMaxRows)
+      panels_->multiply(a_rows, rows, y_rows);
+    else if (panels_)
+      ONYX_RETURN_IF_ERROR(tiled_product(
+          [this](int64_t n0, int64_t n1, float* out) { panels_->dequantize_rows(n0, n1, out, k_); }, a_rows, rows, y_rows));
+    else if (rows <= kRowsStreamingW && accuracy_level_ >= 4 && nbits_int8_activations_vectorized(w))
       nbits_matmul_int8_activations(w, a_rows, rows, y_rows);
     else if (rows <= kRowsStreamingW)
       nbits_matmul(w, a_rows, rows, y_rows);
     else
-      ONYX_RETURN_IF_ERROR(tiled_product(w, a_rows, rows, y_rows));
+      ONYX_RETURN_IF_ERROR(tiled_product(
+          [&w, this](int64_t n0, int64_t n1, float* out) { nbits_dequantize_rows(w, n0, n1, out, k_); }, a_rows, rows, y_rows));
     if (bias)
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t n = 0; n < n_; ++n) y_rows[r * n_ + n] += as_float(*bias, n);
@@ -177,7 +195,9 @@ class MatMulNBitsKernel final : public Kernel {
 
   // Many rows (a prompt): W dequantised kTileBytes at a time (rows of W, so columns of y) and
   // multiplied by oneDNN; y's columns of the tile copied into place.
-  Status tiled_product(const NBitsWeights& w, const float* a, int64_t rows, float* y) const {
+  // `dequantize(n0, n1, out)` writes W's rows [n0, n1) into out (K floats a row).
+  Status tiled_product(const std::function<void(int64_t, int64_t, float*)>& dequantize, const float* a, int64_t rows,
+                       float* y) const {
     // The widest tile within kTileBytes (16 to 256 columns), then as many tiles as that needs
     // rounded up to a multiple of the threads, so that no thread gets one tile more than another
     // (N = 768 at K = 768 made 5 tiles of 160: 3 against 2 on two threads).
@@ -201,7 +221,7 @@ class MatMulNBitsKernel final : public Kernel {
       std::vector<uint16_t> tile_bf16(bf16 ? tile.size() : 0);
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t n0 = t * width, cols = std::min(width, n_ - n0);
-        nbits_dequantize_rows(w, n0, n0 + cols, tile.data(), k_);
+        dequantize(n0, n0 + cols, tile.data());
         Status s;
         if (bf16) {
           onednn::floats_to_bf16(tile.data(), tile_bf16.data(), cols * k_);
@@ -226,7 +246,8 @@ class MatMulNBitsKernel final : public Kernel {
 
   int64_t k_ = 0, n_ = 0, bits_ = 4, block_ = 32, accuracy_level_ = 0;
   bool has_zero_points_ = false, has_bias_ = false, packed_ = false;
-  UnpackedWeights constant_;
+  UnpackedWeights constant_;                   // constant W in MatMulNBits's packing, or
+  std::shared_ptr<const NBitsPanels> panels_;  // constant W repacked (constant_ then empty)
   onednn::MatMul tile_matmul_{onednn::MatMulEpilogue{}};
   onednn::Bf16MatMul bf16_tile_matmul_;
 };

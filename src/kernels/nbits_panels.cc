@@ -1,0 +1,307 @@
+#include "kernels/nbits_panels.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "core/parallel.h"
+
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ONYX_NBITS_PANELS 1
+#endif
+
+namespace onyx {
+namespace {
+
+constexpr int64_t kGroupRows = 16;
+constexpr int64_t kSubBlockBytes = 256;  // 32 codes of 16 rows: four 64-byte vectors
+constexpr int64_t kScaleBytes = 64;      // 16 float32 scales
+constexpr int64_t kPrefetchBytes = 2048;
+
+std::shared_ptr<uint8_t[]> zeroed_aligned_bytes(int64_t n) {
+  const size_t bytes = size_t(std::max<int64_t>(64, (n + 63) / 64 * 64));
+  auto* p = static_cast<uint8_t*>(std::aligned_alloc(64, bytes));
+  if (!p) throw std::bad_alloc();
+  std::memset(p, 0, bytes);
+  return std::shared_ptr<uint8_t[]>(p, [](uint8_t* q) { std::free(q); });
+}
+
+// What the kernels read of the panels.
+struct PanelView {
+  const uint8_t* panels;
+  const uint8_t* zeros;  // null: every zero point is 8
+  int64_t n, blocks, block, sub_blocks, stride;
+};
+
+// A row of a quantised to int8 per block (as nbits_matmul_int8_activations quantises it), laid
+// out for the int8 kernel: per block j and sub-block s, 8 int32s, the 4 values each lane c
+// multiplies with the low nibbles of its bytes (codes 8c, 8c + 2, 8c + 4, 8c + 6 of the
+// sub-block), then the 4 for the high nibbles (codes 8c + 1, ... 8c + 7); zeros past K.
+struct Int8Row {
+  std::vector<int32_t> q;                // blocks * sub_blocks * 8
+  std::vector<float> scale, scaled_sum;  // per block: a_scale, a_scale * sum of q
+
+  Int8Row(const PanelView& v, int64_t k, const float* a) {
+    q.assign(size_t(v.blocks * v.sub_blocks * 8), 0);
+    scale.resize(size_t(v.blocks));
+    scaled_sum.resize(size_t(v.blocks));
+    auto* bytes = reinterpret_cast<int8_t*>(q.data());
+    for (int64_t j = 0; j < v.blocks; ++j) {
+      const int64_t k0 = j * v.block, k1 = std::min(k, k0 + v.block);
+      float amax = 0.f;
+      for (int64_t t = k0; t < k1; ++t) amax = std::max(amax, std::abs(a[t]));
+      const float s = std::isfinite(amax) ? amax / 127.f : 0.f;
+      const float inverse = s > 0.f ? 1.f / s : 0.f;
+      int32_t sum = 0;
+      for (int64_t t = k0; t < k1; ++t) {
+        const float rounded = std::nearbyint(a[t] * inverse);
+        const int8_t code = int8_t(std::isnan(rounded) ? 0.f : std::clamp(rounded, -127.f, 127.f));
+        const int64_t u = t - k0, sub = u / 32, c = (u % 32) / 8, e = u % 8;
+        bytes[((j * v.sub_blocks + sub) * 8 + (e & 1) * 4 + c) * 4 + e / 2] = code;
+        sum += code;
+      }
+      scale[size_t(j)] = s;
+      scaled_sum[size_t(j)] = s * float(sum);
+    }
+  }
+};
+
+// A row of a for the float kernel: padded with zeros to whole blocks, and its sum per block.
+struct FloatRow {
+  std::vector<float> a, sum;
+
+  FloatRow(const PanelView& v, int64_t k, const float* row) : a(size_t(v.blocks * v.block), 0.f), sum(size_t(v.blocks), 0.f) {
+    std::copy(row, row + k, a.begin());
+    for (int64_t j = 0; j < v.blocks; ++j) {
+      float s = 0.f;
+      for (int64_t t = j * v.block; t < std::min(k, (j + 1) * v.block); ++t) s += row[t];
+      sum[size_t(j)] = s;
+    }
+  }
+};
+
+#ifdef ONYX_NBITS_PANELS
+#define ONYX_PANELS_TARGET __attribute__((target("avx512f,avx512bw,avx512vl,avx512vnni,fma")))
+
+bool cpu_has_vnni() {
+  static const bool yes = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                          __builtin_cpu_supports("avx512vl") && __builtin_cpu_supports("avx512vnni");
+  return yes;
+}
+
+ONYX_PANELS_TARGET inline void prefetch_block(const uint8_t* p, int64_t stride) {
+  for (int64_t line = 0; line < stride; line += 64)
+    _mm_prefetch(reinterpret_cast<const char*>(p + kPrefetchBytes + line), _MM_HINT_T0);
+}
+
+// The block's 16 scales and their products with the zero points.
+ONYX_PANELS_TARGET inline void block_scales(const PanelView& v, const uint8_t* p, int64_t g, int64_t j, __m512& scale,
+                                            __m512& scaled_zero) {
+  scale = _mm512_load_ps(reinterpret_cast<const float*>(p + v.sub_blocks * kSubBlockBytes));
+  const __m512 zero = v.zeros ? _mm512_cvtepi32_ps(_mm512_cvtepu8_epi32(_mm_load_si128(
+                                    reinterpret_cast<const __m128i*>(v.zeros + (g * v.blocks + j) * kGroupRows))))
+                              : _mm512_set1_ps(8.f);
+  scaled_zero = _mm512_mul_ps(scale, zero);
+}
+
+ONYX_PANELS_TARGET inline void store_group(const PanelView& v, int64_t g, __m512 value, float* y) {
+  const int64_t n0 = g * kGroupRows, cols = std::min(kGroupRows, v.n - n0);
+  const __mmask16 mask = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+  _mm512_mask_storeu_ps(y + n0, mask, value);
+}
+
+// y[r][16 g ..] for groups [g0, g1): per block, the sub-blocks' integer sums (low and high
+// nibbles in two chains per row), then scale * a_scale * sum, less scale * zero * a_scale * sum q.
+template <int R>
+ONYX_PANELS_TARGET void groups_int8(const PanelView& v, const Int8Row* const* rows, int64_t g0, int64_t g1, float* y,
+                                    int64_t ldy) {
+  const __m512i low4 = _mm512_set1_epi8(0x0F);
+  for (int64_t g = g0; g < g1; ++g) {
+    const uint8_t* p = v.panels + g * v.blocks * v.stride;
+    __m512 acc[R], zero_acc[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) acc[r] = zero_acc[r] = _mm512_setzero_ps();
+    for (int64_t j = 0; j < v.blocks; ++j, p += v.stride) {
+      prefetch_block(p, v.stride);
+      __m512i low_sum[R], high_sum[R];
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) low_sum[r] = high_sum[r] = _mm512_setzero_si512();
+      for (int64_t s = 0; s < v.sub_blocks; ++s) {
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) {
+          const __m512i w = _mm512_load_si512(p + s * kSubBlockBytes + c * 64);
+          const __m512i low = _mm512_and_si512(w, low4), high = _mm512_and_si512(_mm512_srli_epi16(w, 4), low4);
+#pragma GCC unroll 4
+          for (int r = 0; r < R; ++r) {
+            const int32_t* q = rows[r]->q.data() + (j * v.sub_blocks + s) * 8;
+            low_sum[r] = _mm512_dpbusd_epi32(low_sum[r], low, _mm512_set1_epi32(q[c]));
+            high_sum[r] = _mm512_dpbusd_epi32(high_sum[r], high, _mm512_set1_epi32(q[4 + c]));
+          }
+        }
+      }
+      __m512 scale, scaled_zero;
+      block_scales(v, p, g, j, scale, scaled_zero);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const __m512 sum = _mm512_cvtepi32_ps(_mm512_add_epi32(low_sum[r], high_sum[r]));
+        acc[r] = _mm512_fmadd_ps(sum, _mm512_mul_ps(scale, _mm512_set1_ps(rows[r]->scale[size_t(j)])), acc[r]);
+        zero_acc[r] = _mm512_fmadd_ps(scaled_zero, _mm512_set1_ps(rows[r]->scaled_sum[size_t(j)]), zero_acc[r]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) store_group(v, g, _mm512_sub_ps(acc[r], zero_acc[r]), y + r * ldy);
+  }
+}
+
+// The float form: code t of lane c is (lane >> 4t) & 15, taken as a float by vpermps from the
+// table 0 .. 15; four chains per row (one per lane c), summed per block and scaled.
+template <int R>
+ONYX_PANELS_TARGET void groups_float(const PanelView& v, const FloatRow* const* rows, int64_t g0, int64_t g1, float* y,
+                                     int64_t ldy) {
+  const __m512 table = _mm512_setr_ps(0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f, 8.f, 9.f, 10.f, 11.f, 12.f, 13.f, 14.f, 15.f);
+  for (int64_t g = g0; g < g1; ++g) {
+    const uint8_t* p = v.panels + g * v.blocks * v.stride;
+    __m512 acc[R], zero_acc[R];
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) acc[r] = zero_acc[r] = _mm512_setzero_ps();
+    for (int64_t j = 0; j < v.blocks; ++j, p += v.stride) {
+      prefetch_block(p, v.stride);
+      __m512 dot[R][4];
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r)
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) dot[r][c] = _mm512_setzero_ps();
+      for (int64_t s = 0; s < v.sub_blocks; ++s) {
+#pragma GCC unroll 4
+        for (int c = 0; c < 4; ++c) {
+          const __m512i w = _mm512_load_si512(p + s * kSubBlockBytes + c * 64);
+          const int64_t at = j * v.block + s * 32 + c * 8;
+#pragma GCC unroll 8
+          for (int t = 0; t < 8; ++t) {
+            const __m512 code = _mm512_permutexvar_ps(_mm512_srli_epi32(w, unsigned(4 * t)), table);
+#pragma GCC unroll 4
+            for (int r = 0; r < R; ++r) dot[r][c] = _mm512_fmadd_ps(code, _mm512_set1_ps(rows[r]->a[size_t(at + t)]), dot[r][c]);
+          }
+        }
+      }
+      __m512 scale, scaled_zero;
+      block_scales(v, p, g, j, scale, scaled_zero);
+#pragma GCC unroll 4
+      for (int r = 0; r < R; ++r) {
+        const __m512 sum = _mm512_add_ps(_mm512_add_ps(dot[r][0], dot[r][1]), _mm512_add_ps(dot[r][2], dot[r][3]));
+        acc[r] = _mm512_fmadd_ps(sum, scale, acc[r]);
+        zero_acc[r] = _mm512_fmadd_ps(scaled_zero, _mm512_set1_ps(rows[r]->sum[size_t(j)]), zero_acc[r]);
+      }
+    }
+#pragma GCC unroll 4
+    for (int r = 0; r < R; ++r) store_group(v, g, _mm512_sub_ps(acc[r], zero_acc[r]), y + r * ldy);
+  }
+}
+#endif
+
+// Groups of W per parallel_for task: about 32 KB of panels.
+int64_t group_grain(const PanelView& v) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, v.blocks * v.stride)); }
+
+}  // namespace
+
+bool NBitsPanels::supports(const NBitsWeights& w) {
+#ifdef ONYX_NBITS_PANELS
+  return w.bits == 4 && w.block >= 32 && w.block % 32 == 0 && !w.zero_floats && w.n > 0 && w.k > 0 && cpu_has_vnni();
+#else
+  (void)w;
+  return false;
+#endif
+}
+
+NBitsPanels::NBitsPanels(const NBitsWeights& w) : n_(w.n), k_(w.k), block_(w.block) {
+  blocks_ = w.blocks();
+  groups_ = (n_ + kGroupRows - 1) / kGroupRows;
+  sub_blocks_ = block_ / 32;
+  block_stride_ = sub_blocks_ * kSubBlockBytes + kScaleBytes;
+  panel_bytes_ = groups_ * blocks_ * block_stride_;
+  panels_ = zeroed_aligned_bytes(panel_bytes_);
+  if (w.zero_codes) {
+    zero_bytes_ = groups_ * blocks_ * kGroupRows;
+    zeros_ = zeroed_aligned_bytes(zero_bytes_);
+  }
+  const int64_t row_block_bytes = w.block_bytes();
+  for (int64_t n = 0; n < n_; ++n) {
+    const int64_t g = n / kGroupRows, r = n % kGroupRows;
+    for (int64_t j = 0; j < blocks_; ++j) {
+      uint8_t* dst = panels_.get() + (g * blocks_ + j) * block_stride_;
+      const uint8_t* src = w.codes + (n * blocks_ + j) * row_block_bytes;
+      for (int64_t s = 0; s < sub_blocks_; ++s)
+        for (int64_t c = 0; c < 4; ++c) std::memcpy(dst + s * kSubBlockBytes + c * 64 + r * 4, src + s * 16 + c * 4, 4);
+      std::memcpy(dst + sub_blocks_ * kSubBlockBytes + r * 4, &w.scales[n * blocks_ + j], 4);
+      if (zeros_) zeros_[size_t((g * blocks_ + j) * kGroupRows + r)] = w.zero_codes[n * blocks_ + j];
+    }
+  }
+}
+
+void NBitsPanels::multiply_int8_activations(const float* a, int64_t rows, float* y) const {
+#ifdef ONYX_NBITS_PANELS
+  const PanelView v{panels_.get(), zeros_.get(), n_, blocks_, block_, sub_blocks_, block_stride_};
+  std::vector<Int8Row> prepared;
+  prepared.reserve(size_t(rows));
+  for (int64_t r = 0; r < rows; ++r) prepared.emplace_back(v, k_, a + r * k_);
+  const Int8Row* row[kMaxRows] = {};
+  for (int64_t r = 0; r < rows; ++r) row[r] = &prepared[size_t(r)];
+  parallel_for(groups_, group_grain(v), [&](int64_t g0, int64_t g1) {
+    switch (rows) {
+      case 1: return groups_int8<1>(v, row, g0, g1, y, n_);
+      case 2: return groups_int8<2>(v, row, g0, g1, y, n_);
+      default: return groups_int8<3>(v, row, g0, g1, y, n_);
+    }
+  });
+#else
+  (void)a, (void)rows, (void)y;
+#endif
+}
+
+void NBitsPanels::multiply(const float* a, int64_t rows, float* y) const {
+#ifdef ONYX_NBITS_PANELS
+  const PanelView v{panels_.get(), zeros_.get(), n_, blocks_, block_, sub_blocks_, block_stride_};
+  std::vector<FloatRow> prepared;
+  prepared.reserve(size_t(rows));
+  for (int64_t r = 0; r < rows; ++r) prepared.emplace_back(v, k_, a + r * k_);
+  const FloatRow* row[kMaxRows] = {};
+  for (int64_t r = 0; r < rows; ++r) row[r] = &prepared[size_t(r)];
+  parallel_for(groups_, group_grain(v), [&](int64_t g0, int64_t g1) {
+    switch (rows) {
+      case 1: return groups_float<1>(v, row, g0, g1, y, n_);
+      case 2: return groups_float<2>(v, row, g0, g1, y, n_);
+      default: return groups_float<3>(v, row, g0, g1, y, n_);
+    }
+  });
+#else
+  (void)a, (void)rows, (void)y;
+#endif
+}
+
+void NBitsPanels::dequantize_rows(int64_t n_begin, int64_t n_end, float* out, int64_t ld) const {
+  // The rows back in MatMulNBits's packing (codes, float scales, zero codes), then
+  // nbits_dequantize_rows on them: the panels keep no second copy of W.
+  const int64_t rows = n_end - n_begin, row_block_bytes = block_ / 2;
+  if (rows <= 0) return;
+  std::vector<uint8_t> codes(size_t(rows * blocks_ * row_block_bytes)), zero_codes(zeros_ ? size_t(rows * blocks_) : 0);
+  std::vector<float> scales(size_t(rows * blocks_));
+  for (int64_t n = n_begin; n < n_end; ++n) {
+    const int64_t g = n / kGroupRows, r = n % kGroupRows, i = n - n_begin;
+    for (int64_t j = 0; j < blocks_; ++j) {
+      const uint8_t* src = panels_.get() + (g * blocks_ + j) * block_stride_;
+      uint8_t* dst = codes.data() + (i * blocks_ + j) * row_block_bytes;
+      for (int64_t s = 0; s < sub_blocks_; ++s)
+        for (int64_t c = 0; c < 4; ++c) std::memcpy(dst + s * 16 + c * 4, src + s * kSubBlockBytes + c * 64 + r * 4, 4);
+      std::memcpy(&scales[size_t(i * blocks_ + j)], src + sub_blocks_ * kSubBlockBytes + r * 4, 4);
+      if (zeros_) zero_codes[size_t(i * blocks_ + j)] = zeros_[size_t((g * blocks_ + j) * kGroupRows + r)];
+    }
+  }
+  const NBitsWeights w{rows, k_, 4, block_, codes.data(), scales.data(), zeros_ ? zero_codes.data() : nullptr, nullptr};
+  nbits_dequantize_rows(w, 0, rows, out, ld);
+}
+
+}  // namespace onyx

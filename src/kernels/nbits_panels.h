@@ -1,0 +1,67 @@
+// 4-bit MatMulNBits weights repacked for products of few rows of A (decoding), read at memory
+// speed on CPUs with AVX-512 VNNI. W is N x K as in kernels/nbits_matmul.h:
+//   W[n, k] = (code(n, k) - zero(n, k / block)) * scale(n, k / block)
+// with 4-bit codes, blocks of a multiple of 32 codes, and zero points that are absent (8) or one
+// uint8 code per block (float zero points are not taken: supports() says no).
+//
+// Layout. W's rows go in groups of 16 (the last one padded with zero codes and scales). For
+// group g and block j the panel stream holds, for each 32 codes of the block (sub-block s,
+// 16 bytes per row in MatMulNBits's packing: byte i holds codes 2i and 2i + 1), four 64-byte
+// vectors, vector c holding bytes 4c .. 4c + 3 of the 16 rows in turn (row r at bytes
+// 4r .. 4r + 3), then the 16 rows' scales as float32 (64 bytes). The zero codes, where W has
+// them, are a second stream: group g, block j: the 16 rows' codes, one byte each. One group is
+// one sequential stream, and one vpdpbusd multiplies 4 bytes of all 16 rows with 4 values of A
+// broadcast, so every lane keeps its own row's sum: no horizontal reductions, and a block's
+// scales apply as one vector.
+//
+// Within 32-bit lane c of a sub-block, bits 4t .. 4t + 3 hold code 8c + t of the row: the float
+// kernel takes code t with one shift and one permute (vpermps reads the low 4 bits of each lane).
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "kernels/nbits_matmul.h"
+
+namespace onyx {
+
+class NBitsPanels {
+ public:
+  static constexpr int64_t kMaxRows = 3;  // rows of A taken together (each group loaded once)
+
+  // Whether `w` packs here: 4-bit codes, block % 32 == 0, no float zero points, and a CPU with
+  // AVX-512 F, BW and VNNI.
+  static bool supports(const NBitsWeights& w);
+
+  // Packs w (supports(w) must hold). The panels own their copy: w may go afterwards.
+  explicit NBitsPanels(const NBitsWeights& w);
+
+  int64_t n() const { return n_; }
+  int64_t k() const { return k_; }
+  int64_t block() const { return block_; }
+
+  // y (rows x N) = a (rows x K) W^T, 1 <= rows <= kMaxRows, row-major, split over the intra-op
+  // threads by groups of 16 rows of W.
+  // With int8 activations (MatMulNBits's accuracy_level 4): each row of a quantised per block
+  // exactly as nbits_matmul_int8_activations does (a_scale = max |a| / 127, round half to even);
+  // integer sums exact, scaled in float32.
+  void multiply_int8_activations(const float* a, int64_t rows, float* y) const;
+  // Float32 a and float32 sums (accuracy_level below 4).
+  void multiply(const float* a, int64_t rows, float* y) const;
+
+  // W's rows [n_begin, n_end) dequantised, as nbits_dequantize_rows: out[(n - n_begin) * ld + t]
+  // = W[n, t] for t < K.
+  void dequantize_rows(int64_t n_begin, int64_t n_end, float* out, int64_t ld) const;
+
+  // Bytes held (panels and zero codes).
+  int64_t bytes() const { return panel_bytes_ + zero_bytes_; }
+
+ private:
+  int64_t n_ = 0, k_ = 0, block_ = 32, blocks_ = 0, groups_ = 0;
+  int64_t sub_blocks_ = 1;        // block / 32
+  int64_t block_stride_ = 0;      // bytes of one (group, block) in the panel stream
+  int64_t panel_bytes_ = 0, zero_bytes_ = 0;
+  std::shared_ptr<uint8_t[]> panels_;  // groups x blocks x block_stride_, 64-byte aligned
+  std::shared_ptr<uint8_t[]> zeros_;   // groups x blocks x 16, or null (every zero point 8)
+};
+
+}  // namespace onyx

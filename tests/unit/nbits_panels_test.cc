@@ -1,0 +1,96 @@
+// NBitsPanels (4-bit MatMulNBits weights repacked 16 rows at a time for decoding): both products
+// against the same references as nbits_matmul's (a float64 product with the dequantised
+// weights; the int8-activation contract), over N not a multiple of 16 (the padded last group),
+// K not a multiple of the block (junk codes past K), blocks of 32, 64 and 128, zero points absent
+// and one byte a block, and 1 to 3 rows; the dequantised rows equal nbits_dequantize_rows' on the
+// original packing; one and two threads agree.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <vector>
+
+#include "core/parallel.h"
+#include "kernels/nbits_matmul.h"
+#include "kernels/nbits_panels.h"
+#include "nbits_test_util.h"
+
+namespace onyx {
+namespace {
+
+using namespace nbits_test;  // NOLINT: the shared cases and checks
+
+const Case kPanelCases[] = {
+    {1, 32, 4, 32, Zeros::kDefault},   {16, 32, 4, 32, Zeros::kCodes},    {70, 96, 4, 32, Zeros::kCodes},
+    {130, 100, 4, 32, Zeros::kCodes},  {33, 256, 4, 128, Zeros::kDefault}, {50, 200, 4, 64, Zeros::kCodes},
+    {17, 300, 4, 128, Zeros::kCodes},  {37, 640, 4, 32, Zeros::kCodes},   {6, 544, 4, 32, Zeros::kDefault},
+    {48, 768, 4, 32, Zeros::kDefault},
+};
+
+void panels_float(const NBitsWeights& w, const float* a, int64_t rows, float* y) { NBitsPanels(w).multiply(a, rows, y); }
+
+void panels_int8(const NBitsWeights& w, const float* a, int64_t rows, float* y) {
+  NBitsPanels(w).multiply_int8_activations(a, rows, y);
+}
+
+bool vnni_here() {
+  std::mt19937 rng(1);
+  const Packed p = make_weights(Case{16, 32, 4, 32, Zeros::kDefault}, rng);
+  return NBitsPanels::supports(p.w);
+}
+
+TEST(NBitsPanels, TakesFourBitsInBlocksOf32AndByteZeroPointsOnly) {
+  if (!vnni_here()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  std::mt19937 rng(2);
+  EXPECT_TRUE(NBitsPanels::supports(make_weights(Case{5, 64, 4, 64, Zeros::kCodes}, rng).w));
+  EXPECT_FALSE(NBitsPanels::supports(make_weights(Case{5, 64, 4, 16, Zeros::kCodes}, rng).w));
+  EXPECT_FALSE(NBitsPanels::supports(make_weights(Case{5, 64, 4, 64, Zeros::kFloats}, rng).w));
+  EXPECT_FALSE(NBitsPanels::supports(make_weights(Case{5, 64, 8, 64, Zeros::kCodes}, rng).w));
+  EXPECT_FALSE(NBitsPanels::supports(make_weights(Case{5, 64, 2, 64, Zeros::kCodes}, rng).w));
+}
+
+TEST(NBitsPanels, FloatProductMatchesDequantisedProduct) {
+  if (!vnni_here()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  for (const Case& c : kPanelCases)
+    for (int64_t rows = 1; rows <= NBitsPanels::kMaxRows; ++rows) check(panels_float, c, rows);
+}
+
+TEST(NBitsPanels, Int8ActivationsFollowTheirContract) {
+  if (!vnni_here()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  for (const Case& c : kPanelCases)
+    for (int64_t rows = 1; rows <= NBitsPanels::kMaxRows; ++rows) check_int8(panels_int8, c, rows);
+}
+
+TEST(NBitsPanels, DequantizedRowsEqualTheOriginalPackings) {
+  if (!vnni_here()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  for (const Case& c : {Case{40, 100, 4, 32, Zeros::kCodes}, Case{21, 256, 4, 128, Zeros::kDefault}}) {
+    std::mt19937 rng(9);
+    const Packed p = make_weights(c, rng);
+    const NBitsPanels panels(p.w);
+    const int64_t ld = c.k + 5, begin = 3, end = c.n - 1;
+    std::vector<float> got(size_t((end - begin) * ld), -7.f), want(got);
+    panels.dequantize_rows(begin, end, got.data(), ld);
+    nbits_dequantize_rows(p.w, begin, end, want.data(), ld);
+    EXPECT_EQ(got, want);  // the same arithmetic on the same codes, and nothing written past K
+  }
+}
+
+TEST(NBitsPanels, SameResultOnOneAndTwoThreads) {
+  if (!vnni_here()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  std::mt19937 rng(5);
+  const Packed p = make_weights(Case{300, 256, 4, 32, Zeros::kCodes}, rng);
+  const NBitsPanels panels(p.w);
+  std::vector<float> a(size_t(2 * 256));
+  for (float& v : a) v = float(int(rng() % 200) - 100) / 64.f;
+  for (bool int8 : {false, true}) {
+    std::vector<float> one(size_t(2 * 300)), two(one.size());
+    set_intra_op_threads(1);
+    int8 ? panels.multiply_int8_activations(a.data(), 2, one.data()) : panels.multiply(a.data(), 2, one.data());
+    set_intra_op_threads(2);
+    int8 ? panels.multiply_int8_activations(a.data(), 2, two.data()) : panels.multiply(a.data(), 2, two.data());
+    set_intra_op_threads(0);
+    EXPECT_EQ(one, two) << (int8 ? "int8" : "float");  // each group of 16 is one thread's, in a fixed order
+  }
+}
+
+}  // namespace
+}  // namespace onyx
