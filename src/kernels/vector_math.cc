@@ -8,6 +8,11 @@
 
 #include "kernels/target_clones.h"
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define ONYX_VEC_AVX512 1
+#endif
+
 namespace onyx::vec {
 namespace {
 
@@ -125,6 +130,51 @@ ONYX_TARGET_CLONES float dot(const float* a, const float* b, int64_t n) {
   for (int l = 0; l < kLanes; ++l) sum += part[l];
   for (; i < n; ++i) sum += a[i] * b[i];
   return sum;
+}
+
+#ifdef ONYX_VEC_AVX512
+namespace {
+bool avx512_here() {
+  static const bool yes = __builtin_cpu_supports("avx512f");
+  return yes;
+}
+
+// Two chains of 16 lanes per row, whole vectors only (no masked loads: the tail is scalar).
+__attribute__((target("avx512f,fma"))) void row_dots_avx512(const float* q, const float* m, int64_t rows, int64_t ld,
+                                                            int64_t n, float* out) {
+  const int64_t full = n / 16 * 16;
+  for (int64_t j = 0; j < rows; ++j) {
+    const float* row = m + j * ld;
+    __m512 a0 = _mm512_setzero_ps(), a1 = _mm512_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= full; i += 32) {
+      a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i), _mm512_loadu_ps(row + i), a0);
+      a1 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i + 16), _mm512_loadu_ps(row + i + 16), a1);
+    }
+    if (i < full) a0 = _mm512_fmadd_ps(_mm512_loadu_ps(q + i), _mm512_loadu_ps(row + i), a0);
+    float sum = _mm512_reduce_add_ps(_mm512_add_ps(a0, a1));
+    for (i = full; i < n; ++i) sum += q[i] * row[i];
+    out[j] = sum;
+  }
+}
+}  // namespace
+#endif
+
+void row_dots(const float* q, const float* m, int64_t rows, int64_t ld, int64_t n, float* out) {
+#ifdef ONYX_VEC_AVX512
+  if (avx512_here()) return row_dots_avx512(q, m, rows, ld, n, out);
+#endif
+  for (int64_t j = 0; j < rows; ++j) out[j] = dot(q, m + j * ld, n);
+}
+
+ONYX_TARGET_CLONES void weighted_row_sum(const float* __restrict w, const float* __restrict m, int64_t rows, int64_t ld, int64_t n,
+                                         float* __restrict out) {
+  for (int64_t i = 0; i < n; ++i) out[i] = 0.f;
+  for (int64_t j = 0; j < rows; ++j) {
+    const float wj = w[j];
+    const float* row = m + j * ld;
+    for (int64_t i = 0; i < n; ++i) out[i] += wj * row[i];
+  }
 }
 
 void softmax_row(const float* x, float* y, int64_t n) {

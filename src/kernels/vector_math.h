@@ -22,4 +22,12 @@ void log_softmax_row(const float* x, float* y, int64_t n);
 // sum_i a[i] * b[i], in 16 partial sums (added in lane order, then the tail).
 float dot(const float* a, const float* b, int64_t n);
 
+// out[j] = the sum over i < n of q[i] * m[j * ld + i], for j < rows: an attention row's scores.
+// Each sum is taken in 32 partial sums, added pairwise, then the tail; not dot()'s order.
+void row_dots(const float* q, const float* m, int64_t rows, int64_t ld, int64_t n, float* out);
+
+// out[i] = sum over j < rows of w[j] * m[j * ld + i], for i < n (j in order for every i): an
+// attention row's weights applied to its values.
+void weighted_row_sum(const float* w, const float* m, int64_t rows, int64_t ld, int64_t n, float* out);
+
 }  // namespace onyx::vec

@@ -240,24 +240,28 @@ class GroupQueryAttentionKernel final : public Kernel {
         const float* vc = pv + (b * nkv_ + g) * lpres * h;
         const float* brow = bias_row(b, n, s);
         float m = sink ? sink->data<float>()[n] : (smooth_ ? 0.f : -INFINITY);
+        vec::row_dots(q.data(), kc + lo * h, hi - lo, h, h, x.data() + lo);
         for (int64_t j = lo; j < hi; ++j) {
-          float v = vec::dot(q.data(), kc + j * h, h) * scale;
+          float v = x[size_t(j)] * scale;
           if (softcap_ > 0) v = softcap_ * std::tanh(v / softcap_);
           if (brow) v += brow[j];
           x[size_t(j)] = v;
           m = std::max(m, v);
         }
-        double denom = sink || smooth_ ? std::exp(double((sink ? sink->data<float>()[n] : 0.f) - m)) : 0.0;
-        for (int64_t j = lo; j < hi; ++j) {
-          x[size_t(j)] = std::exp(x[size_t(j)] - m);
-          denom += x[size_t(j)];
-        }
         float* out = y->data<float>() + (b * seq + s) * nq_ * h + n * h;
-        std::fill(out, out + h, 0.f);
-        for (int64_t j = lo; j < hi; ++j) {
-          const float w = float(x[size_t(j)] / denom);
-          for (int64_t i = 0; i < h; ++i) out[i] += w * vc[j * h + i];
+        if (!sink && !smooth_ && hi > lo) {
+          // The plain softmax over the keys seen, then the weighted values (both vectorised).
+          vec::softmax_row(x.data() + lo, x.data() + lo, hi - lo);
+        } else {
+          // A sink or the smooth softmax adds exp(sink - m) (or exp(-m)) to the denominator.
+          double denom = sink || smooth_ ? std::exp(double((sink ? sink->data<float>()[n] : 0.f) - m)) : 0.0;
+          for (int64_t j = lo; j < hi; ++j) {
+            x[size_t(j)] = std::exp(x[size_t(j)] - m);
+            denom += x[size_t(j)];
+          }
+          for (int64_t j = lo; j < hi; ++j) x[size_t(j)] = float(x[size_t(j)] / denom);
         }
+        vec::weighted_row_sum(x.data() + lo, vc + lo * h, hi - lo, h, h, out);
       }
     });
     return Status::Ok();
