@@ -201,6 +201,28 @@ ONYX_PANELS_TARGET void groups_float(const PanelView& v, const FloatRow* const* 
     for (int r = 0; r < R; ++r) store_group(v, g, _mm512_sub_ps(acc[r], zero_acc[r]), y + r * ldy);
   }
 }
+// Columns [16 g - n_begin, ...) of out (at most `cols` of them) for every t < K: code t of each
+// of the 16 rows by a shift and vpermps, then (code - zero) * scale.
+ONYX_PANELS_TARGET void group_columns(const PanelView& v, int64_t k, int64_t g, int64_t cols, float* out, int64_t ld) {
+  const __m512 table = _mm512_setr_ps(0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f, 8.f, 9.f, 10.f, 11.f, 12.f, 13.f, 14.f, 15.f);
+  const __mmask16 mask = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
+  const uint8_t* p = v.panels + g * v.blocks * v.stride;
+  for (int64_t j = 0; j < v.blocks; ++j, p += v.stride) {
+    __m512 scale, scaled_zero;
+    block_scales(v, p, g, j, scale, scaled_zero);
+    for (int64_t s = 0; s < v.sub_blocks; ++s)
+      for (int64_t c = 0; c < 4; ++c) {
+        const int64_t t0 = j * v.block + s * 32 + c * 8;
+        if (t0 >= k) return;
+        const __m512i w = _mm512_load_si512(p + s * kSubBlockBytes + c * 64);
+        const int64_t steps = std::min<int64_t>(8, k - t0);
+        for (int64_t t = 0; t < steps; ++t) {
+          const __m512 code = _mm512_permutexvar_ps(_mm512_srli_epi32(w, unsigned(4 * t)), table);
+          _mm512_mask_storeu_ps(out + (t0 + t) * ld, mask, _mm512_fmsub_ps(code, scale, scaled_zero));
+        }
+      }
+  }
+}
 #endif
 
 // Groups of W per parallel_for task: about 32 KB of panels.
@@ -302,6 +324,16 @@ void NBitsPanels::dequantize_rows(int64_t n_begin, int64_t n_end, float* out, in
   }
   const NBitsWeights w{rows, k_, 4, block_, codes.data(), scales.data(), zeros_ ? zero_codes.data() : nullptr, nullptr};
   nbits_dequantize_rows(w, 0, rows, out, ld);
+}
+
+void NBitsPanels::dequantize_columns(int64_t n_begin, int64_t n_end, float* out, int64_t ld) const {
+#ifdef ONYX_NBITS_PANELS
+  const PanelView v{panels_.get(), zeros_.get(), n_, blocks_, block_, sub_blocks_, block_stride_};
+  for (int64_t n0 = n_begin; n0 < n_end; n0 += kGroupRows)
+    group_columns(v, k_, n0 / kGroupRows, std::min(kGroupRows, n_end - n0), out + (n0 - n_begin), ld);
+#else
+  (void)n_begin, (void)n_end, (void)out, (void)ld;
+#endif
 }
 
 }  // namespace onyx

@@ -52,6 +52,12 @@ class NBitsPanels {
   // = W[n, t] for t < K.
   void dequantize_rows(int64_t n_begin, int64_t n_end, float* out, int64_t ld) const;
 
+  // W's rows [n_begin, n_end) transposed and dequantised: out[t * ld + (n - n_begin)] = W[n, t]
+  // for t < K. n_begin must be a multiple of 16 and ld >= n_end - n_begin; nothing is written
+  // outside those columns. Each 16 rows' codes for one t become one vector: the form a prompt's
+  // product reads as B (K x columns).
+  void dequantize_columns(int64_t n_begin, int64_t n_end, float* out, int64_t ld) const;
+
   // Bytes held (panels and zero codes).
   int64_t bytes() const { return panel_bytes_ + zero_bytes_; }
 

@@ -3,7 +3,7 @@
 // weights; the int8-activation contract), over N not a multiple of 16 (the padded last group),
 // K not a multiple of the block (junk codes past K), blocks of 32, 64 and 128, zero points absent
 // and one byte a block, and 1 to 3 rows; the dequantised rows equal nbits_dequantize_rows' on the
-// original packing; one and two threads agree.
+// original packing, and transposed (a prompt's tiles); one and two threads agree.
 #include <gtest/gtest.h>
 
 #include <random>
@@ -71,6 +71,24 @@ TEST(NBitsPanels, DequantizedRowsEqualTheOriginalPackings) {
     panels.dequantize_rows(begin, end, got.data(), ld);
     nbits_dequantize_rows(p.w, begin, end, want.data(), ld);
     EXPECT_EQ(got, want);  // the same arithmetic on the same codes, and nothing written past K
+  }
+}
+
+TEST(NBitsPanels, DequantizedColumnsAreTheRowsTransposed) {
+  if (!vnni_here()) GTEST_SKIP() << "no AVX-512 VNNI here";
+  for (const Case& c : {Case{40, 100, 4, 32, Zeros::kCodes}, Case{37, 256, 4, 128, Zeros::kDefault}}) {
+    std::mt19937 rng(11);
+    const Packed p = make_weights(c, rng);
+    const NBitsPanels panels(p.w);
+    const int64_t begin = 16, end = c.n, cols = end - begin, ld = cols + 2;  // a partial last group of 16
+    std::vector<float> rows(static_cast<size_t>(cols * c.k)), got(static_cast<size_t>(c.k * ld), -7.f);
+    panels.dequantize_rows(begin, end, rows.data(), c.k);
+    panels.dequantize_columns(begin, end, got.data(), ld);
+    for (int64_t t = 0; t < c.k; ++t)
+      for (int64_t i = 0; i < ld; ++i) {
+        const float want = i < cols ? rows[size_t(i * c.k + t)] : -7.f;  // nothing written past the columns
+        ASSERT_EQ(got[size_t(t * ld + i)], want) << "t=" << t << " column " << i;
+      }
   }
 }
 

@@ -132,14 +132,16 @@ class MatMulNBitsKernel final : public Kernel {
       panels_->multiply(a_rows, rows, y_rows);
     else if (panels_)
       ONYX_RETURN_IF_ERROR(tiled_product(
-          [this](int64_t n0, int64_t n1, float* out) { panels_->dequantize_rows(n0, n1, out, k_); }, a_rows, rows, y_rows));
+          [this](int64_t n0, int64_t n1, float* out) { panels_->dequantize_columns(n0, n1, out, n1 - n0); }, a_rows, rows,
+          y_rows, /*tile_k_major=*/true));
     else if (rows <= kRowsStreamingW && accuracy_level_ >= 4 && nbits_int8_activations_vectorized(w))
       nbits_matmul_int8_activations(w, a_rows, rows, y_rows);
     else if (rows <= kRowsStreamingW)
       nbits_matmul(w, a_rows, rows, y_rows);
     else
       ONYX_RETURN_IF_ERROR(tiled_product(
-          [&w, this](int64_t n0, int64_t n1, float* out) { nbits_dequantize_rows(w, n0, n1, out, k_); }, a_rows, rows, y_rows));
+          [&w, this](int64_t n0, int64_t n1, float* out) { nbits_dequantize_rows(w, n0, n1, out, k_); }, a_rows, rows, y_rows,
+          /*tile_k_major=*/false));
     if (bias)
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t n = 0; n < n_; ++n) y_rows[r * n_ + n] += as_float(*bias, n);
@@ -195,9 +197,10 @@ class MatMulNBitsKernel final : public Kernel {
 
   // Many rows (a prompt): W dequantised kTileBytes at a time (rows of W, so columns of y) and
   // multiplied by oneDNN; y's columns of the tile copied into place.
-  // `dequantize(n0, n1, out)` writes W's rows [n0, n1) into out (K floats a row).
+  // `dequantize(n0, n1, out)` writes W's rows [n0, n1) into out: as rows of K floats, or with
+  // `tile_k_major` transposed (K rows of n1 - n0 floats, B of the product as it is).
   Status tiled_product(const std::function<void(int64_t, int64_t, float*)>& dequantize, const float* a, int64_t rows,
-                       float* y) const {
+                       float* y, bool tile_k_major) const {
     // The widest tile within kTileBytes (16 to 256 columns), then as many tiles as that needs
     // rounded up to a multiple of the threads, so that no thread gets one tile more than another
     // (N = 768 at K = 768 made 5 tiles of 160: 3 against 2 on two threads).
@@ -225,9 +228,10 @@ class MatMulNBitsKernel final : public Kernel {
         Status s;
         if (bf16) {
           onednn::floats_to_bf16(tile.data(), tile_bf16.data(), cols * k_);
-          s = bf16_tile_matmul_.run(rows, cols, k_, a_bf16.data(), tile_bf16.data(), true, product.data());
+          s = bf16_tile_matmul_.run(rows, cols, k_, a_bf16.data(), tile_bf16.data(), !tile_k_major, product.data());
         } else {
-          const onednn::MatMulShape shape{{rows, k_}, {cols, k_}, false, true};
+          const onednn::MatMulShape shape = tile_k_major ? onednn::MatMulShape{{rows, k_}, {k_, cols}, false, false}
+                                                         : onednn::MatMulShape{{rows, k_}, {cols, k_}, false, true};
           s = tile_matmul_.run(shape, a, tile.data(), nullptr, product.data());
         }
         if (!s.ok()) {
