@@ -39,14 +39,14 @@ namespace {
 constexpr const char* kUsage =
     "usage: onyx quantize MODEL -o OUT --dynamic [--per-tensor] [--exclude OP|NODE]... [--level L]\n"
     "                     [--external-data NAME] [--no-compare]\n"
-    "       onyx quantize MODEL -o OUT --int4 [--block-size B] [--symmetric] [--accuracy-level L]\n"
+    "       onyx quantize MODEL -o OUT --int4 [--bits 4|8] [--block-size B] [--symmetric] [--accuracy-level L]\n"
     "                     [--exclude OP|NODE]... [--level L] [--external-data NAME] [--no-compare]\n"
     "       onyx quantize MODEL -o OUT --static (--calibration DIR | --calibration-random N)\n"
     "                     [--method minmax|entropy|percentile] [--percentile P] [--per-channel]\n"
     "                     [--format qoperator|qdq] [--exclude OP|NODE]... [--threads N] [--external-data NAME]\n"
     "--dynamic: int8 weights for float MatMul/Gemm (DynamicQuantizeMatMul), then a comparison with MODEL on\n"
     "random inputs. --int4: 4-bit block-wise weights (com.microsoft MatMulNBits, ORT's layout; block 32 and\n"
-    "zero points unless --block-size / --symmetric). --static: BatchNorm folded into Conv, activations calibrated over the feed sets of DIR\n"
+    "zero points unless --block-size / --symmetric; --bits 8 for 8-bit codes). --static: BatchNorm folded into Conv, activations calibrated over the feed sets of DIR\n"
     "(one subfolder per set) or N random sets, int8 activations and weights in QOperator or QDQ form.\n";
 
 struct QuantizeArgs {
@@ -80,6 +80,10 @@ Result<QuantizeArgs> parse(const std::vector<std::string>& args) {
       r.dynamic = true;
     } else if (a == "--int4") {
       r.int4 = true;
+    } else if (a == "--bits") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      if (v != "4" && v != "8") return invalid_argument("--bits takes 4 or 8, got '", v, "'");
+      r.int4_options.bits = v[0] - '0';
     } else if (a == "--block-size") {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
       ONYX_ASSIGN_OR_RETURN(int b, positive_int(a, v));
@@ -154,13 +158,14 @@ Status quantize_4bit(const QuantizeArgs& a) {
   ONYX_ASSIGN_OR_RETURN(OptimizedModel m, load_and_optimize(w.model, w.level));
   ONYX_ASSIGN_OR_RETURN(optimizer::Int4QuantizeReport report, optimizer::quantize_int4(m.model, a.int4_options));
   ONYX_RETURN_IF_ERROR(save_rewritten(m.model, w.out, w.external_data));
-  std::printf("%s -> %s (optimised at level %d, then 4-bit weights, blocks of %lld, %s)\n\n", w.model.c_str(),
-              w.out.c_str(), w.level, (long long)a.int4_options.block_size,
+  std::printf("%s -> %s (optimised at level %d, then %lld-bit weights, blocks of %lld, %s)\n\n", w.model.c_str(),
+              w.out.c_str(), w.level, (long long)a.int4_options.bits, (long long)a.int4_options.block_size,
               a.int4_options.symmetric ? "symmetric" : "with zero points");
   std::printf("%-48s %-8s %s\n", "node", "op", "result");
   for (const auto& n : report.nodes)
     std::printf("%-48s %-8s %s\n", n.node.c_str(), n.op_type.c_str(),
-                n.quantized ? "MatMulNBits (4-bit weights)" : ("kept: " + n.reason).c_str());
+                n.quantized ? (a.int4_options.bits == 8 ? "MatMulNBits (8-bit weights)" : "MatMulNBits (4-bit weights)")
+                            : ("kept: " + n.reason).c_str());
   std::printf("\n%d of %zu MatMul/Gemm quantised; their weights %.1f MB -> %.1f MB\n", report.quantized,
               report.nodes.size(), double(report.weight_bytes_before) / 1e6, double(report.weight_bytes_after) / 1e6);
   std::printf("ops: %s\n", op_histogram(m.model.graph).c_str());

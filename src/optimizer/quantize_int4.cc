@@ -15,10 +15,12 @@ struct Int4Weight {
 };
 
 // B [K, N] (or [N, K] when transposed), column by column (a row of W = B^T), block by block.
+// Codes of `bits` bits (4 or 8), packed LSB first: two a byte with 4 bits, one with 8.
 Int4Weight quantize_weight(const Tensor& b, bool transposed, const Int4QuantizeOptions& o) {
   const int64_t k = transposed ? b.dim(1) : b.dim(0), n = transposed ? b.dim(0) : b.dim(1);
-  const int64_t block = o.block_size, blocks = (k + block - 1) / block, blob = block / 2;
-  const int64_t zp_row = (blocks + 1) / 2;
+  const int64_t bits = o.bits, per_byte = 8 / bits, levels = (int64_t(1) << bits) - 1, middle = int64_t(1) << (bits - 1);
+  const int64_t block = o.block_size, blocks = (k + block - 1) / block, blob = block / per_byte;
+  const int64_t zp_row = (blocks + per_byte - 1) / per_byte;
   const float* w = b.data<float>();
   auto at = [&](int64_t row, int64_t col) { return transposed ? w[col * k + row] : w[row * n + col]; };
   Int4Weight q{Tensor(DataType::kUInt8, {n, blocks, blob}), Tensor(DataType::kFloat, {n * blocks}), Tensor()};
@@ -37,29 +39,28 @@ Int4Weight quantize_weight(const Tensor& b, bool transposed, const Int4QuantizeO
         values[size_t(t)] = std::isfinite(v) ? v : 0.f;
       }
       float scale = 1.f;
-      int zero = 8;
+      int zero = int(middle);
       if (o.symmetric) {
         float extreme = 0.f;
         for (float v : values)
           if (std::abs(v) > std::abs(extreme)) extreme = v;
-        if (extreme != 0.f) scale = extreme / -8.f;
+        if (extreme != 0.f) scale = extreme / -float(middle);
       } else {
         float lo = 0.f, hi = 0.f;
         for (float v : values) lo = std::min(lo, v), hi = std::max(hi, v);
-        if (hi > lo) scale = (hi - lo) / 15.f;
-        zero = int(std::clamp(std::nearbyint(-lo / scale), 0.f, 15.f));
-        zps[col * zp_row + j / 2] |= uint8_t(zero << ((j % 2) * 4));
+        if (hi > lo) scale = (hi - lo) / float(levels);
+        zero = int(std::clamp(std::nearbyint(-lo / scale), 0.f, float(levels)));
+        zps[col * zp_row + j / per_byte] |= uint8_t(zero << ((j % per_byte) * bits));
       }
       scales[col * blocks + j] = scale;
       uint8_t* out = codes + (col * blocks + j) * blob;
       for (int64_t t = 0; t < block; ++t) {
-        const int code = int(std::clamp(std::nearbyint(values[size_t(t)] / scale) + float(zero), 0.f, 15.f));
-        out[t / 2] |= uint8_t(code << ((t % 2) * 4));
+        const int code = int(std::clamp(std::nearbyint(values[size_t(t)] / scale) + float(zero), 0.f, float(levels)));
+        out[t / per_byte] |= uint8_t(code << ((t % per_byte) * bits));
       }
     }
   return q;
 }
-
 
 struct QuantizedNames {
   std::string codes, scales, zero_points;
@@ -71,6 +72,7 @@ struct QuantizedNames {
 Result<Int4QuantizeReport> quantize_int4(ir::Model& model, const Int4QuantizeOptions& options) {
   if (options.block_size < 16 || (options.block_size & (options.block_size - 1)) != 0)
     return invalid_argument("--block-size must be a power of 2 of at least 16, got ", options.block_size);
+  if (options.bits != 4 && options.bits != 8) return invalid_argument("--bits must be 4 or 8, got ", options.bits);
   ir::Graph& g = model.graph;
   Int4QuantizeReport report;
   std::set<std::string> graph_inputs;
@@ -121,7 +123,7 @@ Result<Int4QuantizeReport> quantize_int4(ir::Model& model, const Int4QuantizeOpt
     };
     int_attr("K", q.k);
     int_attr("N", q.n);
-    int_attr("bits", 4);
+    int_attr("bits", options.bits);
     int_attr("block_size", options.block_size);
     if (options.accuracy_level >= 0) int_attr("accuracy_level", options.accuracy_level);
     result.quantized = true;

@@ -1,16 +1,17 @@
-// Block-wise 4-bit weight quantisation (`onyx quantize --int4`): every float32 MatMul (and Gemm
-// of the plain form) whose weights B are a 2-D initializer becomes a com.microsoft MatMulNBits
-// in ONNX Runtime's layout, so ORT runs the same file:
-//   B (N, k_blocks, block_size / 2) uint8, two codes a byte, the even k in the low nibble;
-//   scales (N * k_blocks) float32; zero_points (N * ceil(k_blocks / 2)) uint8, two a byte, the
-//   even block in the low nibble (asymmetric only; symmetric weights use the default 8);
-//   attributes K, N, bits = 4, block_size, accuracy_level (when given).
+// Block-wise 4-bit (or, with bits = 8, 8-bit) weight quantisation (`onyx quantize --int4
+// [--bits 8]`): every float32 MatMul (and Gemm of the plain form) whose weights B are a 2-D
+// initializer becomes a com.microsoft MatMulNBits in ONNX Runtime's layout, so ORT runs the same
+// file:
+//   B (N, k_blocks, block_size * bits / 8) uint8: 4 bits two codes a byte, the even k in the low
+//   nibble; 8 bits one code a byte; scales (N * k_blocks) float32; zero_points (N *
+//   ceil(k_blocks * bits / 8)) uint8 packed the same way (asymmetric only; symmetric weights use
+//   the default 2^(bits-1)); attributes K, N, bits, block_size, accuracy_level (when given).
 // Per block of block_size values of a column of B (K not a multiple of the block: the last block
-// is padded with zeros):
-//   symmetric:  scale = v / -8 with v the value of largest magnitude, so v is code 0 and zero is
-//               code 8 exactly; code = clamp(round(x / scale) + 8, 0, 15)
-//   asymmetric: lo = min(0, min x), hi = max(0, max x), scale = (hi - lo) / 15,
-//               zero = clamp(round(-lo / scale), 0, 15), code = clamp(round(x / scale) + zero, 0, 15)
+// is padded with zeros), with M = 2^(bits-1) and L = 2^bits - 1:
+//   symmetric:  scale = v / -M with v the value of largest magnitude, so v is code 0 and zero is
+//               code M exactly; code = clamp(round(x / scale) + M, 0, L)
+//   asymmetric: lo = min(0, min x), hi = max(0, max x), scale = (hi - lo) / L,
+//               zero = clamp(round(-lo / scale), 0, L), code = clamp(round(x / scale) + zero, 0, L)
 // Rounding is to nearest, ties to even; a block of zeros gets scale 1. A tool transform, not an
 // automatic pass.
 #pragma once
@@ -26,6 +27,7 @@ namespace onyx::optimizer {
 
 struct Int4QuantizeOptions {
   int64_t block_size = 32;      // a power of 2, >= 16
+  int64_t bits = 4;             // 4 or 8
   bool symmetric = false;
   int64_t accuracy_level = -1;  // written as the attribute when >= 0
   std::set<std::string> exclude_op_types;

@@ -1,8 +1,8 @@
-// NBitsPanels (4-bit MatMulNBits weights repacked 16 rows at a time for decoding): both products
+// NBitsPanels (4- and 8-bit MatMulNBits weights repacked 16 rows at a time for decoding): both products
 // against the same references as nbits_matmul's (a float64 product with the dequantised
 // weights; the int8-activation contract), over N not a multiple of 16 (the padded last group),
-// K not a multiple of the block (junk codes past K), blocks of 32, 64 and 128, zero points absent
-// and one byte a block, and 1 to 3 rows; the dequantised rows equal nbits_dequantize_rows' on the
+// K not a multiple of the block (junk codes past K), blocks of 32, 64 and 128, 4 and 8 bits, zero
+// points absent, one byte a block and float, and 1 to 3 rows; the dequantised rows equal nbits_dequantize_rows' on the
 // original packing, and transposed (a prompt's tiles); one and two threads agree.
 #include <gtest/gtest.h>
 
@@ -23,7 +23,8 @@ const Case kPanelCases[] = {
     {1, 32, 4, 32, Zeros::kDefault},   {16, 32, 4, 32, Zeros::kCodes},    {70, 96, 4, 32, Zeros::kCodes},
     {130, 100, 4, 32, Zeros::kCodes},  {33, 256, 4, 128, Zeros::kDefault}, {50, 200, 4, 64, Zeros::kCodes},
     {17, 300, 4, 128, Zeros::kCodes},  {37, 640, 4, 32, Zeros::kCodes},   {6, 544, 4, 32, Zeros::kDefault},
-    {48, 768, 4, 32, Zeros::kDefault},
+    {48, 768, 4, 32, Zeros::kDefault}, {65, 200, 4, 64, Zeros::kFloats},  {21, 77, 8, 32, Zeros::kDefault},
+    {40, 100, 8, 32, Zeros::kCodes},   {64, 300, 8, 128, Zeros::kFloats}, {17, 640, 8, 64, Zeros::kCodes},
 };
 
 void panels_float(const NBitsWeights& w, const float* a, int64_t rows, float* y) { NBitsPanels(w).multiply(a, rows, y); }
@@ -38,13 +39,13 @@ bool vnni_here() {
   return NBitsPanels::supports(p.w);
 }
 
-TEST(NBitsPanels, TakesFourBitsInBlocksOf32AndByteZeroPointsOnly) {
+TEST(NBitsPanels, TakesFourAndEightBitsInBlocksOf32) {
   if (!vnni_here()) GTEST_SKIP() << "no AVX-512 VNNI here";
   std::mt19937 rng(2);
   EXPECT_TRUE(NBitsPanels::supports(make_weights(Case{5, 64, 4, 64, Zeros::kCodes}, rng).w));
+  EXPECT_TRUE(NBitsPanels::supports(make_weights(Case{5, 64, 4, 64, Zeros::kFloats}, rng).w));
+  EXPECT_TRUE(NBitsPanels::supports(make_weights(Case{5, 64, 8, 64, Zeros::kCodes}, rng).w));
   EXPECT_FALSE(NBitsPanels::supports(make_weights(Case{5, 64, 4, 16, Zeros::kCodes}, rng).w));
-  EXPECT_FALSE(NBitsPanels::supports(make_weights(Case{5, 64, 4, 64, Zeros::kFloats}, rng).w));
-  EXPECT_FALSE(NBitsPanels::supports(make_weights(Case{5, 64, 8, 64, Zeros::kCodes}, rng).w));
   EXPECT_FALSE(NBitsPanels::supports(make_weights(Case{5, 64, 2, 64, Zeros::kCodes}, rng).w));
 }
 
@@ -62,7 +63,8 @@ TEST(NBitsPanels, Int8ActivationsFollowTheirContract) {
 
 TEST(NBitsPanels, DequantizedRowsEqualTheOriginalPackings) {
   if (!vnni_here()) GTEST_SKIP() << "no AVX-512 VNNI here";
-  for (const Case& c : {Case{40, 100, 4, 32, Zeros::kCodes}, Case{21, 256, 4, 128, Zeros::kDefault}}) {
+  for (const Case& c : {Case{40, 100, 4, 32, Zeros::kCodes}, Case{21, 256, 4, 128, Zeros::kDefault},
+                        Case{30, 200, 4, 64, Zeros::kFloats}, Case{35, 100, 8, 32, Zeros::kCodes}}) {
     std::mt19937 rng(9);
     const Packed p = make_weights(c, rng);
     const NBitsPanels panels(p.w);
@@ -76,7 +78,8 @@ TEST(NBitsPanels, DequantizedRowsEqualTheOriginalPackings) {
 
 TEST(NBitsPanels, DequantizedColumnsAreTheRowsTransposed) {
   if (!vnni_here()) GTEST_SKIP() << "no AVX-512 VNNI here";
-  for (const Case& c : {Case{40, 100, 4, 32, Zeros::kCodes}, Case{37, 256, 4, 128, Zeros::kDefault}}) {
+  for (const Case& c : {Case{40, 100, 4, 32, Zeros::kCodes}, Case{37, 256, 4, 128, Zeros::kDefault},
+                        Case{33, 96, 8, 32, Zeros::kFloats}}) {
     std::mt19937 rng(11);
     const Packed p = make_weights(c, rng);
     const NBitsPanels panels(p.w);

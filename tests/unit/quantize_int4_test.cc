@@ -1,6 +1,6 @@
 // `onyx quantize --int4` (optimizer/quantize_int4.h): the written MatMulNBits follow ONNX
 // Runtime's layout, read back here by a decoder of the test's own (nibble order, 1-D scales,
-// zero points two a byte per row), so every weight is within half a quantisation step of the
+// zero points two a byte per row; 8 bits one a byte), so every weight is within half a quantisation step of the
 // original (symmetric: or clamped at +7 steps); symmetric blocks hit their largest-magnitude value exactly; a K that is not a
 // multiple of the block pads the last block; Gemm's transB and bias carry over; the model runs
 // and stays close to the float one.
@@ -51,30 +51,29 @@ int64_t int_attr(const ir::Node& n, const char* name) {
   return a ? a->i : -1;
 }
 
-// W[n, k] (N x K) decoded from a MatMulNBits node's initializers.
+// W[n, k] (N x K) decoded from a MatMulNBits node's initializers (4 bits: two codes a byte, the
+// even one in the low nibble; 8 bits: one a byte; zero points packed the same way per row).
 std::vector<float> decode(const ir::Graph& g, const ir::Node& node) {
   const int64_t k = int_attr(node, "K"), n = int_attr(node, "N"), block = int_attr(node, "block_size");
-  const int64_t blocks = (k + block - 1) / block;
+  const int64_t bits = int_attr(node, "bits"), per_byte = 8 / bits, mask = (1 << bits) - 1;
+  const int64_t blocks = (k + block - 1) / block, zp_row = (blocks + per_byte - 1) / per_byte;
   const Tensor& codes = g.initializers.at(node.inputs[1]);
   const Tensor& scales = g.initializers.at(node.inputs[2]);
-  EXPECT_EQ(codes.shape(), (Shape{n, blocks, block / 2}));
+  EXPECT_EQ(codes.shape(), (Shape{n, blocks, block / per_byte}));
   EXPECT_EQ(scales.shape(), (Shape{n * blocks}));
   const bool has_zp = node.inputs.size() > 3 && !node.inputs[3].empty();
   const uint8_t* zp = has_zp ? g.initializers.at(node.inputs[3]).data<uint8_t>() : nullptr;
   if (has_zp) {
-    EXPECT_EQ(g.initializers.at(node.inputs[3]).shape(), (Shape{n * ((blocks + 1) / 2)}));
+    EXPECT_EQ(g.initializers.at(node.inputs[3]).shape(), (Shape{n * zp_row}));
   }
   std::vector<float> w(size_t(n * k));
   for (int64_t r = 0; r < n; ++r)
     for (int64_t c = 0; c < k; ++c) {
       const int64_t j = c / block, t = c % block;
-      const uint8_t byte = codes.data<uint8_t>()[(r * blocks + j) * (block / 2) + t / 2];
-      const int code = t % 2 == 0 ? byte & 15 : byte >> 4;
-      int zero = 8;
-      if (zp) {
-        const uint8_t zb = zp[r * ((blocks + 1) / 2) + j / 2];
-        zero = j % 2 == 0 ? zb & 15 : zb >> 4;
-      }
+      const uint8_t byte = codes.data<uint8_t>()[(r * blocks + j) * (block / per_byte) + t / per_byte];
+      const int code = (byte >> ((t % per_byte) * bits)) & mask;
+      int zero = 1 << (bits - 1);
+      if (zp) zero = (zp[r * zp_row + j / per_byte] >> ((j % per_byte) * bits)) & mask;
       w[size_t(r * k + c)] = float(code - zero) * scales.data<float>()[r * blocks + j];
     }
   return w;
@@ -86,12 +85,14 @@ ir::Model load(const std::string& bytes) {
   return std::move(*m);
 }
 
-void check_weights_within_half_a_step(bool symmetric, int64_t block) {
+void check_weights_within_half_a_step(bool symmetric, int64_t block, int64_t bits = 4) {
   ir::Model model = load(two_products());
   const Tensor w1 = model.graph.initializers.at("W1"), w2 = model.graph.initializers.at("W2");
   optimizer::Int4QuantizeOptions options;
   options.symmetric = symmetric;
   options.block_size = block;
+  options.bits = bits;
+  const float top = float((1 << (bits - 1)) - 1);  // symmetric codes span -2^(bits-1) .. top steps
   auto report = optimizer::quantize_int4(model, options);
   ASSERT_TRUE(report.ok()) << report.status().to_string();
   EXPECT_EQ(report->quantized, 2);
@@ -100,7 +101,7 @@ void check_weights_within_half_a_step(bool symmetric, int64_t block) {
   for (const ir::Node& node : model.graph.nodes) {
     EXPECT_EQ(node.op_type, "MatMulNBits");
     EXPECT_EQ(node.domain, "com.microsoft");
-    EXPECT_EQ(int_attr(node, "bits"), 4);
+    EXPECT_EQ(int_attr(node, "bits"), bits);
     EXPECT_EQ(int_attr(node, "block_size"), block);
     EXPECT_EQ(node.inputs.size() > 3 && !node.inputs[3].empty(), !symmetric);
     const bool gemm = node.name == "second";
@@ -119,9 +120,9 @@ void check_weights_within_half_a_step(bool symmetric, int64_t block) {
         for (int64_t c = j * block; c < std::min(k, (j + 1) * block); ++c) {
           const float want = gemm ? original.data<float>()[r * k + c] : original.data<float>()[c * n + r];
           const float got = w[size_t(r * k + c)];
-          // Symmetric codes span -8..7 steps: a value of the opposite sign to the block's extreme
-          // past 7 steps is clamped there.
-          const float allowed = std::max(0.5f * step, symmetric ? std::abs(want) - 7.f * step : 0.f);
+          // Symmetric codes span -8..7 steps (8 bits: -128..127): a value of the opposite sign to
+          // the block's extreme past the top step is clamped there.
+          const float allowed = std::max(0.5f * step, symmetric ? std::abs(want) - top * step : 0.f);
           ASSERT_LE(std::abs(got - want), allowed * 1.0001f) << node.name << " (" << r << ", " << c << ")";
           if (std::abs(want) > std::abs(largest)) largest = want, largest_decoded = got;
         }
@@ -133,6 +134,10 @@ void check_weights_within_half_a_step(bool symmetric, int64_t block) {
 TEST(QuantizeInt4, AsymmetricWeightsWithinHalfAStep) { check_weights_within_half_a_step(false, 16); }
 TEST(QuantizeInt4, AsymmetricWeightsWithinHalfAStepBlock32) { check_weights_within_half_a_step(false, 32); }
 TEST(QuantizeInt4, SymmetricWeightsWithinHalfAStep) { check_weights_within_half_a_step(true, 16); }
+TEST(QuantizeInt4, EightBitWeightsWithinHalfAStep) {
+  check_weights_within_half_a_step(false, 32, 8);
+  check_weights_within_half_a_step(true, 16, 8);
+}
 
 TEST(QuantizeInt4, RefusesABlockThatIsNotAPowerOfTwo) {
   ir::Model model = load(two_products());
