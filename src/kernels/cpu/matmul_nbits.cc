@@ -33,6 +33,8 @@
 #include "kernels/onednn_bf16_matmul.h"
 #include "kernels/onednn_matmul.h"
 
+#include <oneapi/dnnl/dnnl.h>
+
 namespace onyx {
 namespace {
 
@@ -50,6 +52,28 @@ struct UnpackedWeights {
                         zero_floats.empty() ? nullptr : zero_floats.data()};
   }
 };
+
+// oneDNN builds its sgemm kernels on the first call in the process (about 30 ms here): done
+// once while a session with packed weights is made, so that the first prompt does not pay it.
+void warm_up_tile_products() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::vector<float> a(16 * 64, 0.5f), b(64 * 64, 0.25f), c(16 * 64);
+    (void)dnnl_sgemm('N', 'N', 16, 64, 64, 1.f, a.data(), 64, b.data(), 64, 0.f, c.data(), 64);
+  });
+}
+
+// A thread's tile buffers, kept from one prompt to the next (and grown, never shrunk): fresh
+// ones in every call made the first prompt fault in about 0.5 MB per thread and product.
+struct TileScratch {
+  std::vector<float> tile, product;
+  std::vector<uint16_t> tile_bf16;
+};
+
+TileScratch& tile_scratch() {
+  thread_local TileScratch scratch;
+  return scratch;
+}
 
 float as_float(const Tensor& t, int64_t i) {
   return t.dtype() == DataType::kFloat ? t.data<float>()[i] : float(t.data<Float16>()[i]);
@@ -83,6 +107,7 @@ class MatMulNBitsKernel final : public Kernel {
       if (NBitsPanels::supports(constant_.view())) {
         panels_ = std::make_shared<const NBitsPanels>(constant_.view());
         constant_ = UnpackedWeights{};  // the panels hold all of W
+        warm_up_tile_products();
       }
     }
     return Status::Ok();
@@ -132,16 +157,16 @@ class MatMulNBitsKernel final : public Kernel {
       panels_->multiply(a_rows, rows, y_rows);
     else if (panels_)
       ONYX_RETURN_IF_ERROR(tiled_product(
-          [this](int64_t n0, int64_t n1, float* out) { panels_->dequantize_columns(n0, n1, out, n1 - n0); }, a_rows, rows,
-          y_rows, /*tile_k_major=*/true));
+          [this](int64_t n0, int64_t n1, float* out, int64_t ld) { panels_->dequantize_columns(n0, n1, out, ld); }, a_rows,
+          rows, y_rows, /*tile_k_major=*/true));
     else if (rows <= kRowsStreamingW && accuracy_level_ >= 4 && nbits_int8_activations_vectorized(w))
       nbits_matmul_int8_activations(w, a_rows, rows, y_rows);
     else if (rows <= kRowsStreamingW)
       nbits_matmul(w, a_rows, rows, y_rows);
     else
       ONYX_RETURN_IF_ERROR(tiled_product(
-          [&w, this](int64_t n0, int64_t n1, float* out) { nbits_dequantize_rows(w, n0, n1, out, k_); }, a_rows, rows, y_rows,
-          /*tile_k_major=*/false));
+          [&w](int64_t n0, int64_t n1, float* out, int64_t ld) { nbits_dequantize_rows(w, n0, n1, out, ld); }, a_rows, rows,
+          y_rows, /*tile_k_major=*/false));
     if (bias)
       for (int64_t r = 0; r < rows; ++r)
         for (int64_t n = 0; n < n_; ++n) y_rows[r * n_ + n] += as_float(*bias, n);
@@ -197,10 +222,14 @@ class MatMulNBitsKernel final : public Kernel {
 
   // Many rows (a prompt): W dequantised kTileBytes at a time (rows of W, so columns of y) and
   // multiplied by oneDNN; y's columns of the tile copied into place.
-  // `dequantize(n0, n1, out)` writes W's rows [n0, n1) into out: as rows of K floats, or with
-  // `tile_k_major` transposed (K rows of n1 - n0 floats, B of the product as it is).
-  Status tiled_product(const std::function<void(int64_t, int64_t, float*)>& dequantize, const float* a, int64_t rows,
-                       float* y, bool tile_k_major) const {
+  // `dequantize(n0, n1, out, ld)` writes W's rows [n0, n1) into out: as rows of K floats ld
+  // apart, or with `tile_k_major` transposed (K rows of n1 - n0 floats, ld apart: B of the
+  // product as it is). Every tile is multiplied at the full tile width (the last one's columns
+  // past N hold whatever the tile held: finite, and never copied out), so a prompt makes one
+  // product shape per K: one oneDNN primitive to compile on the first run instead of one per
+  // remainder width.
+  Status tiled_product(const std::function<void(int64_t, int64_t, float*, int64_t)>& dequantize, const float* a,
+                       int64_t rows, float* y, bool tile_k_major) const {
     // The widest tile within kTileBytes (16 to 256 columns), then as many tiles as that needs
     // rounded up to a multiple of the threads, so that no thread gets one tile more than another
     // (N = 768 at K = 768 made 5 tiles of 160: 3 against 2 on two threads).
@@ -220,18 +249,23 @@ class MatMulNBitsKernel final : public Kernel {
     std::mutex failed_mu;
     Status failed = Status::Ok();
     parallel_for(tiles, 1, [&](int64_t t0, int64_t t1) {
-      std::vector<float> tile(size_t(width * k_)), product(size_t(rows * width));
-      std::vector<uint16_t> tile_bf16(bf16 ? tile.size() : 0);
+      TileScratch& scratch = tile_scratch();
+      std::vector<float>& tile = scratch.tile;
+      std::vector<float>& product = scratch.product;
+      std::vector<uint16_t>& tile_bf16 = scratch.tile_bf16;
+      if (tile.size() < size_t(width * k_)) tile.resize(size_t(width * k_));
+      if (product.size() < size_t(rows * width)) product.resize(size_t(rows * width));
+      if (bf16 && tile_bf16.size() < size_t(width * k_)) tile_bf16.resize(size_t(width * k_));
       for (int64_t t = t0; t < t1; ++t) {
         const int64_t n0 = t * width, cols = std::min(width, n_ - n0);
-        dequantize(n0, n0 + cols, tile.data());
+        dequantize(n0, n0 + cols, tile.data(), tile_k_major ? width : k_);
         Status s;
         if (bf16) {
-          onednn::floats_to_bf16(tile.data(), tile_bf16.data(), cols * k_);
-          s = bf16_tile_matmul_.run(rows, cols, k_, a_bf16.data(), tile_bf16.data(), !tile_k_major, product.data());
+          onednn::floats_to_bf16(tile.data(), tile_bf16.data(), width * k_);
+          s = bf16_tile_matmul_.run(rows, width, k_, a_bf16.data(), tile_bf16.data(), !tile_k_major, product.data());
         } else {
-          const onednn::MatMulShape shape = tile_k_major ? onednn::MatMulShape{{rows, k_}, {k_, cols}, false, false}
-                                                         : onednn::MatMulShape{{rows, k_}, {cols, k_}, false, true};
+          const onednn::MatMulShape shape = tile_k_major ? onednn::MatMulShape{{rows, k_}, {k_, width}, false, false}
+                                                         : onednn::MatMulShape{{rows, k_}, {width, k_}, false, true};
           s = tile_matmul_.run(shape, a, tile.data(), nullptr, product.data());
         }
         if (!s.ok()) {
@@ -239,7 +273,7 @@ class MatMulNBitsKernel final : public Kernel {
           if (failed.ok()) failed = std::move(s);
           return;
         }
-        for (int64_t r = 0; r < rows; ++r) std::memcpy(y + r * n_ + n0, product.data() + r * cols, size_t(cols) * sizeof(float));
+        for (int64_t r = 0; r < rows; ++r) std::memcpy(y + r * n_ + n0, product.data() + r * width, size_t(cols) * sizeof(float));
       }
     });
     return failed;
