@@ -48,11 +48,13 @@ struct PanelView {
 struct Int8Row {
   std::vector<int32_t> q;                // blocks * sub_blocks * 8
   std::vector<float> scale, scaled_sum;  // per block: a_scale, a_scale * sum of q
+  std::vector<int32_t> sum;              // per block: sum of q
 
   Int8Row(const PanelView& v, int64_t k, const float* a) {
     q.assign(size_t(v.blocks * v.sub_blocks * 8), 0);
     scale.resize(size_t(v.blocks));
     scaled_sum.resize(size_t(v.blocks));
+    sum.resize(size_t(v.blocks));
     auto* bytes = reinterpret_cast<int8_t*>(q.data());
     for (int64_t j = 0; j < v.blocks; ++j) {
       const int64_t k0 = j * v.block, k1 = std::min(k, k0 + v.block);
@@ -60,7 +62,7 @@ struct Int8Row {
       for (int64_t t = k0; t < k1; ++t) amax = std::max(amax, std::abs(a[t]));
       const float s = std::isfinite(amax) ? amax / 127.f : 0.f;
       const float inverse = s > 0.f ? 1.f / s : 0.f;
-      int32_t sum = 0;
+      int32_t block_sum = 0;
       for (int64_t t = k0; t < k1; ++t) {
         const float rounded = std::nearbyint(a[t] * inverse);
         const int8_t code = int8_t(std::isnan(rounded) ? 0.f : std::clamp(rounded, -127.f, 127.f));
@@ -69,10 +71,11 @@ struct Int8Row {
           bytes[((j * v.sub_blocks + sub) * 8 + (e & 1) * 4 + c) * 4 + e / 2] = code;
         else
           bytes[(j * v.sub_blocks + sub) * 32 + u % 32] = code;
-        sum += code;
+        block_sum += code;
       }
       scale[size_t(j)] = s;
-      scaled_sum[size_t(j)] = s * float(sum);
+      scaled_sum[size_t(j)] = s * float(block_sum);
+      sum[size_t(j)] = block_sum;
     }
   }
 };
@@ -127,7 +130,9 @@ ONYX_PANELS_TARGET inline void store_group(const PanelView& v, int64_t g, __m512
 }
 
 // y[r][16 g ..] for groups [g0, g1): per block, the sub-blocks' integer sums (two chains per
-// row), then scale * a_scale * sum, less scale * zero * a_scale * sum q.
+// row); with integer zero points the block's sum less zero * sum q, exact in int32, then times
+// scale * a_scale (one rounding a block, as the contract reads); float zero points come off as
+// scale * zero * a_scale * sum q.
 template <int R, int BITS>
 ONYX_PANELS_TARGET void groups_int8(const PanelView& v, const Int8Row* const* rows, int64_t g0, int64_t g1, float* y,
                                     int64_t ldy) {
@@ -170,13 +175,27 @@ ONYX_PANELS_TARGET void groups_int8(const PanelView& v, const Int8Row* const* ro
           }
         }
       }
-      __m512 scale, scaled_zero;
-      block_scales(v, p, g, j, scale, scaled_zero);
+      const __m512 scale = _mm512_load_ps(reinterpret_cast<const float*>(p + v.sub_blocks * kSubBytes));
+      if (v.float_zeros) {
+        __m512 unused, scaled_zero;
+        block_scales(v, p, g, j, unused, scaled_zero);
 #pragma GCC unroll 4
-      for (int r = 0; r < R; ++r) {
-        const __m512 sum = _mm512_cvtepi32_ps(_mm512_add_epi32(sum0[r], sum1[r]));
-        acc[r] = _mm512_fmadd_ps(sum, _mm512_mul_ps(scale, _mm512_set1_ps(rows[r]->scale[size_t(j)])), acc[r]);
-        zero_acc[r] = _mm512_fmadd_ps(scaled_zero, _mm512_set1_ps(rows[r]->scaled_sum[size_t(j)]), zero_acc[r]);
+        for (int r = 0; r < R; ++r) {
+          const __m512 sum = _mm512_cvtepi32_ps(_mm512_add_epi32(sum0[r], sum1[r]));
+          acc[r] = _mm512_fmadd_ps(sum, _mm512_mul_ps(scale, _mm512_set1_ps(rows[r]->scale[size_t(j)])), acc[r]);
+          zero_acc[r] = _mm512_fmadd_ps(scaled_zero, _mm512_set1_ps(rows[r]->scaled_sum[size_t(j)]), zero_acc[r]);
+        }
+      } else {
+        const __m512i zero =
+            v.zeros ? _mm512_cvtepu8_epi32(_mm_load_si128(reinterpret_cast<const __m128i*>(v.zeros + (g * v.blocks + j) * kGroupRows)))
+                    : _mm512_set1_epi32(1 << (BITS - 1));
+#pragma GCC unroll 4
+        for (int r = 0; r < R; ++r) {
+          const __m512i exact = _mm512_sub_epi32(_mm512_add_epi32(sum0[r], sum1[r]),
+                                                 _mm512_mullo_epi32(zero, _mm512_set1_epi32(rows[r]->sum[size_t(j)])));
+          acc[r] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(exact), _mm512_mul_ps(scale, _mm512_set1_ps(rows[r]->scale[size_t(j)])),
+                                   acc[r]);
+        }
       }
     }
 #pragma GCC unroll 4
@@ -270,7 +289,9 @@ int64_t group_grain(const PanelView& v) { return std::max<int64_t>(1, 32768 / st
 
 bool NBitsPanels::supports(const NBitsWeights& w) {
 #ifdef ONYX_NBITS_PANELS
-  return (w.bits == 4 || w.bits == 8) && w.block >= 32 && w.block % 32 == 0 && w.n > 0 && w.k > 0 && cpu_has_vnni();
+  // Blocks up to 4096 codes keep a block's integer sums (|q| <= 127 times codes <= 255) in int32.
+  return (w.bits == 4 || w.bits == 8) && w.block >= 32 && w.block <= 4096 && w.block % 32 == 0 && w.n > 0 && w.k > 0 &&
+         cpu_has_vnni();
 #else
   (void)w;
   return false;
@@ -312,22 +333,25 @@ void NBitsPanels::multiply_int8_activations(const float* a, int64_t rows, float*
   std::vector<Int8Row> prepared;
   prepared.reserve(size_t(rows));
   for (int64_t r = 0; r < rows; ++r) prepared.emplace_back(v, k_, a + r * k_);
-  const Int8Row* row[kMaxRows] = {};
-  for (int64_t r = 0; r < rows; ++r) row[r] = &prepared[size_t(r)];
-  parallel_for(groups_, group_grain(v), [&](int64_t g0, int64_t g1) {
-    if (bits_ == 8) {
-      switch (rows) {
-        case 1: return groups_int8<1, 8>(v, row, g0, g1, y, n_);
-        case 2: return groups_int8<2, 8>(v, row, g0, g1, y, n_);
-        default: return groups_int8<3, 8>(v, row, g0, g1, y, n_);
+  // kRowsAtOnce rows of a per pass over W.
+  for (int64_t r0 = 0; r0 < rows; r0 += kRowsAtOnce) {
+    const int64_t take = std::min(kRowsAtOnce, rows - r0);
+    const Int8Row* row[kRowsAtOnce] = {};
+    for (int64_t r = 0; r < take; ++r) row[r] = &prepared[size_t(r0 + r)];
+    float* out = y + r0 * n_;
+    parallel_for(groups_, group_grain(v), [&](int64_t g0, int64_t g1) {
+      switch (take * 16 + bits_) {
+        case 16 + 8: return groups_int8<1, 8>(v, row, g0, g1, out, n_);
+        case 32 + 8: return groups_int8<2, 8>(v, row, g0, g1, out, n_);
+        case 48 + 8: return groups_int8<3, 8>(v, row, g0, g1, out, n_);
+        case 64 + 8: return groups_int8<4, 8>(v, row, g0, g1, out, n_);
+        case 16 + 4: return groups_int8<1, 4>(v, row, g0, g1, out, n_);
+        case 32 + 4: return groups_int8<2, 4>(v, row, g0, g1, out, n_);
+        case 48 + 4: return groups_int8<3, 4>(v, row, g0, g1, out, n_);
+        default: return groups_int8<4, 4>(v, row, g0, g1, out, n_);
       }
-    }
-    switch (rows) {
-      case 1: return groups_int8<1, 4>(v, row, g0, g1, y, n_);
-      case 2: return groups_int8<2, 4>(v, row, g0, g1, y, n_);
-      default: return groups_int8<3, 4>(v, row, g0, g1, y, n_);
-    }
-  });
+    });
+  }
 #else
   (void)a, (void)rows, (void)y;
 #endif
@@ -339,22 +363,24 @@ void NBitsPanels::multiply(const float* a, int64_t rows, float* y) const {
   std::vector<FloatRow> prepared;
   prepared.reserve(size_t(rows));
   for (int64_t r = 0; r < rows; ++r) prepared.emplace_back(v, k_, a + r * k_);
-  const FloatRow* row[kMaxRows] = {};
-  for (int64_t r = 0; r < rows; ++r) row[r] = &prepared[size_t(r)];
-  parallel_for(groups_, group_grain(v), [&](int64_t g0, int64_t g1) {
-    if (bits_ == 8) {
-      switch (rows) {
-        case 1: return groups_float<1, 8>(v, row, g0, g1, y, n_);
-        case 2: return groups_float<2, 8>(v, row, g0, g1, y, n_);
-        default: return groups_float<3, 8>(v, row, g0, g1, y, n_);
+  for (int64_t r0 = 0; r0 < rows; r0 += kRowsAtOnce) {
+    const int64_t take = std::min(kRowsAtOnce, rows - r0);
+    const FloatRow* row[kRowsAtOnce] = {};
+    for (int64_t r = 0; r < take; ++r) row[r] = &prepared[size_t(r0 + r)];
+    float* out = y + r0 * n_;
+    parallel_for(groups_, group_grain(v), [&](int64_t g0, int64_t g1) {
+      switch (take * 16 + bits_) {
+        case 16 + 8: return groups_float<1, 8>(v, row, g0, g1, out, n_);
+        case 32 + 8: return groups_float<2, 8>(v, row, g0, g1, out, n_);
+        case 48 + 8: return groups_float<3, 8>(v, row, g0, g1, out, n_);
+        case 64 + 8: return groups_float<4, 8>(v, row, g0, g1, out, n_);
+        case 16 + 4: return groups_float<1, 4>(v, row, g0, g1, out, n_);
+        case 32 + 4: return groups_float<2, 4>(v, row, g0, g1, out, n_);
+        case 48 + 4: return groups_float<3, 4>(v, row, g0, g1, out, n_);
+        default: return groups_float<4, 4>(v, row, g0, g1, out, n_);
       }
-    }
-    switch (rows) {
-      case 1: return groups_float<1, 4>(v, row, g0, g1, y, n_);
-      case 2: return groups_float<2, 4>(v, row, g0, g1, y, n_);
-      default: return groups_float<3, 4>(v, row, g0, g1, y, n_);
-    }
-  });
+    });
+  }
 #else
   (void)a, (void)rows, (void)y;
 #endif

@@ -27,10 +27,13 @@ namespace onyx {
 
 class NBitsPanels {
  public:
-  static constexpr int64_t kMaxRows = 3;  // rows of A taken together (each group loaded once)
+  static constexpr int64_t kRowsAtOnce = 4;  // rows of A per pass over W (each group loaded once)
+  // Up to this many rows of A the products stream W (one pass per kRowsAtOnce rows); beyond,
+  // dequantised tiles and a GEMM are faster (MatMulNBits's prompts).
+  static constexpr int64_t kMaxRows = 16;
 
-  // Whether `w` packs here: 4- or 8-bit codes, block % 32 == 0, and a CPU with AVX-512 F, BW,
-  // VL and VNNI.
+  // Whether `w` packs here: 4- or 8-bit codes, block % 32 == 0 and at most 4096, and a CPU with
+  // AVX-512 F, BW, VL and VNNI.
   static bool supports(const NBitsWeights& w);
 
   // Packs w (supports(w) must hold). The panels own their copy: w may go afterwards.
@@ -41,8 +44,8 @@ class NBitsPanels {
   int64_t bits() const { return bits_; }
   int64_t block() const { return block_; }
 
-  // y (rows x N) = a (rows x K) W^T, 1 <= rows <= kMaxRows, row-major, split over the intra-op
-  // threads by groups of 16 rows of W.
+  // y (rows x N) = a (rows x K) W^T, rows >= 1, row-major, split over the intra-op threads by
+  // groups of 16 rows of W; kRowsAtOnce rows of a per pass over W.
   // With int8 activations (MatMulNBits's accuracy_level 4): each row of a quantised per block
   // exactly as nbits_matmul_int8_activations does (a_scale = max |a| / 127, round half to even);
   // integer sums exact, scaled in float32.

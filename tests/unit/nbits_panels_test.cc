@@ -2,7 +2,7 @@
 // against the same references as nbits_matmul's (a float64 product with the dequantised
 // weights; the int8-activation contract), over N not a multiple of 16 (the padded last group),
 // K not a multiple of the block (junk codes past K), blocks of 32, 64 and 128, 4 and 8 bits, zero
-// points absent, one byte a block and float, and 1 to 3 rows; the dequantised rows equal nbits_dequantize_rows' on the
+// points absent, one byte a block and float, and 1 to 9 rows (passes of 4 and a rest); the dequantised rows equal nbits_dequantize_rows' on the
 // original packing, and transposed (a prompt's tiles); one and two threads agree.
 #include <gtest/gtest.h>
 
@@ -53,13 +53,13 @@ TEST(NBitsPanels, TakesFourAndEightBitsInBlocksOf32) {
 TEST(NBitsPanels, FloatProductMatchesDequantisedProduct) {
   if (!vnni_here()) GTEST_SKIP() << "no AVX-512 VNNI here";
   for (const Case& c : kPanelCases)
-    for (int64_t rows = 1; rows <= NBitsPanels::kMaxRows; ++rows) check(panels_float, c, rows);
+    for (int64_t rows : {1, 2, 3, 4, 5, 7, 9}) check(panels_float, c, rows);  // passes of 4 rows and a rest
 }
 
 TEST(NBitsPanels, Int8ActivationsFollowTheirContract) {
   if (!vnni_here()) GTEST_SKIP() << "no AVX-512 VNNI here";
   for (const Case& c : kPanelCases)
-    for (int64_t rows = 1; rows <= NBitsPanels::kMaxRows; ++rows) check_int8(panels_int8, c, rows);
+    for (int64_t rows : {1, 2, 3, 4, 5, 7, 9}) check_int8(panels_int8, c, rows);
 }
 
 TEST(NBitsPanels, DequantizedRowsEqualTheOriginalPackings) {

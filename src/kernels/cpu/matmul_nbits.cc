@@ -13,12 +13,12 @@
 // weight_prepacked (nonzero layouts are device-private: refused).
 // The weights stay packed in memory: constant codes are copied once, in prepare, and the session
 // may drop the original B. 4- and 8-bit codes in blocks of a multiple of 32, on CPUs with AVX-512
-// VNNI, are repacked as NBitsPanels (kernels/nbits_panels.h: 16 rows of W interleaved, read at
-// memory speed by 1 to 3 rows of A); other weights keep MatMulNBits's
+// VNNI, are repacked as NBitsPanels (kernels/nbits_panels.h: 16 rows of W interleaved, streamed
+// at memory speed once per 4 rows of A, up to 16 rows); other weights keep MatMulNBits's
 // packing with the scales widened to float32 and the zero points one byte a block
-// (kernels/nbits_matmul.h). Up to 3 rows of A stream the weights; more rows (a prompt)
-// dequantise a tile of W (512 KB) at a time for oneDNN's product, the tiles split over the
-// intra-op threads. The sums are float32.
+// (kernels/nbits_matmul.h), and up to 3 rows of A stream them. More rows (a prompt) dequantise
+// a tile of W (512 KB) at a time for oneDNN's product, the tiles split over the intra-op
+// threads. The sums are float32.
 #include <algorithm>
 #include <cstring>
 #include <functional>
