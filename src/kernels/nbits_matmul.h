@@ -11,6 +11,8 @@
 // nbits_dequantize_rows for a GEMM instead (kernels/cpu/matmul_nbits.cc). Codes past K in the
 // last block are ignored.
 #pragma once
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <vector>
 
@@ -51,6 +53,25 @@ void nbits_matmul_int8_activations(const NBitsWeights& w, const float* a, int64_
 void nbits_matmul_int8_activations_portable(const NBitsWeights& w, const float* a, int64_t rows, float* y);
 // Whether the int8 form has a vector kernel here (4-bit, block % 32 == 0, AVX-512 VNNI).
 bool nbits_int8_activations_vectorized(const NBitsWeights& w);
+
+// The int8 quantisation of a's block [k0, k1) that accuracy_level 4 permits, shared by the int8
+// kernels: a_scale = max |a| / 127 (0 when that is not finite), q_t = a_t / a_scale rounded half
+// to even and clamped to [-127, 127] (NaN: 0). Calls put(t, q_t) for each t, adds the q_t to
+// *sum, and returns a_scale.
+template <class Put>
+float quantize_block_int8(const float* a, int64_t k0, int64_t k1, int32_t* sum, Put put) {
+  float amax = 0.f;
+  for (int64_t t = k0; t < k1; ++t) amax = std::max(amax, std::abs(a[t]));
+  const float scale = std::isfinite(amax) ? amax / 127.f : 0.f;
+  const float inverse = scale > 0.f ? 1.f / scale : 0.f;
+  for (int64_t t = k0; t < k1; ++t) {
+    const float v = std::nearbyint(a[t] * inverse);
+    const int8_t code = int8_t(std::isnan(v) ? 0.f : std::clamp(v, -127.f, 127.f));
+    put(t, code);
+    *sum += code;
+  }
+  return scale;
+}
 
 // For the vector kernels of both files (AVX-512 CPUs only): the zero-point term of row n,
 // sum_j scale_nj * zero_nj * block_sums[j], 16 blocks a vector.

@@ -42,17 +42,9 @@ struct QuantizedRow {
     scaled_sums.resize(size_t(blocks));
     for (int64_t j = 0; j < blocks; ++j) {
       const int64_t k0 = j * w.block, k1 = std::min(w.k, k0 + w.block);
-      float amax = 0.f;
-      for (int64_t t = k0; t < k1; ++t) amax = std::max(amax, std::abs(a[t]));
-      const float scale = std::isfinite(amax) ? amax / 127.f : 0.f;
-      const float inverse = scale > 0.f ? 1.f / scale : 0.f;
       int32_t sum = 0;
-      for (int64_t t = k0; t < k1; ++t) {
-        const float v = std::nearbyint(a[t] * inverse);
-        const int8_t code = int8_t(std::isnan(v) ? 0.f : std::clamp(v, -127.f, 127.f));
-        q[size_t(arranged_position(t, w.block))] = code;
-        sum += code;
-      }
+      const float scale = quantize_block_int8(a, k0, k1, &sum,
+                                              [&](int64_t t, int8_t code) { q[size_t(arranged_position(t, w.block))] = code; });
       scales[size_t(j)] = scale;
       scaled_sums[size_t(j)] = scale * float(sum);
     }

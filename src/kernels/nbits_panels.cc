@@ -15,6 +15,15 @@
 #endif
 
 namespace onyx {
+
+// What the kernels read of the panels.
+struct NBitsPanelView {
+  const uint8_t* panels;
+  const uint8_t* zeros;  // 16 codes or 16 floats per (group, block); null: every zero point 2^(bits-1)
+  bool float_zeros;
+  int64_t n, bits, blocks, block, sub_blocks, stride;
+};
+
 namespace {
 
 constexpr int64_t kGroupRows = 16;
@@ -32,14 +41,6 @@ std::shared_ptr<uint8_t[]> zeroed_aligned_bytes(int64_t n) {
   return std::shared_ptr<uint8_t[]>(p, [](uint8_t* q) { std::free(q); });
 }
 
-// What the kernels read of the panels.
-struct PanelView {
-  const uint8_t* panels;
-  const uint8_t* zeros;  // 16 codes or 16 floats per (group, block); null: every zero point 2^(bits-1)
-  bool float_zeros;
-  int64_t n, bits, blocks, block, sub_blocks, stride;
-};
-
 // A row of a quantised to int8 per block (as nbits_matmul_int8_activations quantises it), laid
 // out for the int8 kernel: per block j and sub-block s, 8 int32s. With 4 bits: the 4 values each
 // lane c multiplies with the low nibbles of its bytes (codes 8c, 8c + 2, 8c + 4, 8c + 6 of the
@@ -50,7 +51,7 @@ struct Int8Row {
   std::vector<float> scale, scaled_sum;  // per block: a_scale, a_scale * sum of q
   std::vector<int32_t> sum;              // per block: sum of q
 
-  Int8Row(const PanelView& v, int64_t k, const float* a) {
+  Int8Row(const NBitsPanelView& v, int64_t k, const float* a) {
     q.assign(size_t(v.blocks * v.sub_blocks * 8), 0);
     scale.resize(size_t(v.blocks));
     scaled_sum.resize(size_t(v.blocks));
@@ -58,21 +59,14 @@ struct Int8Row {
     auto* bytes = reinterpret_cast<int8_t*>(q.data());
     for (int64_t j = 0; j < v.blocks; ++j) {
       const int64_t k0 = j * v.block, k1 = std::min(k, k0 + v.block);
-      float amax = 0.f;
-      for (int64_t t = k0; t < k1; ++t) amax = std::max(amax, std::abs(a[t]));
-      const float s = std::isfinite(amax) ? amax / 127.f : 0.f;
-      const float inverse = s > 0.f ? 1.f / s : 0.f;
       int32_t block_sum = 0;
-      for (int64_t t = k0; t < k1; ++t) {
-        const float rounded = std::nearbyint(a[t] * inverse);
-        const int8_t code = int8_t(std::isnan(rounded) ? 0.f : std::clamp(rounded, -127.f, 127.f));
+      const float s = quantize_block_int8(a, k0, k1, &block_sum, [&](int64_t t, int8_t code) {
         const int64_t u = t - k0, sub = u / 32, c = (u % 32) / 8, e = u % 8;
         if (v.bits == 4)
           bytes[((j * v.sub_blocks + sub) * 8 + (e & 1) * 4 + c) * 4 + e / 2] = code;
         else
           bytes[(j * v.sub_blocks + sub) * 32 + u % 32] = code;
-        block_sum += code;
-      }
+      });
       scale[size_t(j)] = s;
       scaled_sum[size_t(j)] = s * float(block_sum);
       sum[size_t(j)] = block_sum;
@@ -84,7 +78,7 @@ struct Int8Row {
 struct FloatRow {
   std::vector<float> a, sum;
 
-  FloatRow(const PanelView& v, int64_t k, const float* row) : a(size_t(v.blocks * v.block), 0.f), sum(size_t(v.blocks), 0.f) {
+  FloatRow(const NBitsPanelView& v, int64_t k, const float* row) : a(size_t(v.blocks * v.block), 0.f), sum(size_t(v.blocks), 0.f) {
     std::copy(row, row + k, a.begin());
     for (int64_t j = 0; j < v.blocks; ++j) {
       float s = 0.f;
@@ -109,7 +103,7 @@ ONYX_PANELS_TARGET inline void prefetch_block(const uint8_t* p, int64_t stride) 
 }
 
 // The block's 16 scales and their products with the zero points.
-ONYX_PANELS_TARGET inline void block_scales(const PanelView& v, const uint8_t* p, int64_t g, int64_t j, __m512& scale,
+ONYX_PANELS_TARGET inline void block_scales(const NBitsPanelView& v, const uint8_t* p, int64_t g, int64_t j, __m512& scale,
                                             __m512& scaled_zero) {
   scale = _mm512_load_ps(reinterpret_cast<const float*>(p + v.sub_blocks * sub_block_bytes(v.bits)));
   const int64_t at = (g * v.blocks + j) * kGroupRows;
@@ -123,7 +117,7 @@ ONYX_PANELS_TARGET inline void block_scales(const PanelView& v, const uint8_t* p
   scaled_zero = _mm512_mul_ps(zero, scale);
 }
 
-ONYX_PANELS_TARGET inline void store_group(const PanelView& v, int64_t g, __m512 value, float* y) {
+ONYX_PANELS_TARGET inline void store_group(const NBitsPanelView& v, int64_t g, __m512 value, float* y) {
   const int64_t n0 = g * kGroupRows, cols = std::min(kGroupRows, v.n - n0);
   const __mmask16 mask = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
   _mm512_mask_storeu_ps(y + n0, mask, value);
@@ -134,7 +128,7 @@ ONYX_PANELS_TARGET inline void store_group(const PanelView& v, int64_t g, __m512
 // scale * a_scale (one rounding a block, as the contract reads); float zero points come off as
 // scale * zero * a_scale * sum q.
 template <int R, int BITS>
-ONYX_PANELS_TARGET void groups_int8(const PanelView& v, const Int8Row* const* rows, int64_t g0, int64_t g1, float* y,
+ONYX_PANELS_TARGET void groups_int8(const NBitsPanelView& v, const Int8Row* const* rows, int64_t g0, int64_t g1, float* y,
                                     int64_t ldy) {
   const __m512i low4 = _mm512_set1_epi8(0x0F);
   constexpr int64_t kSubBytes = sub_block_bytes(BITS);
@@ -213,7 +207,7 @@ ONYX_PANELS_TARGET inline __m512 code_of(__m512i w, int t, __m512 table) {
 
 // The float form: four chains per row (by lane c mod 4), summed per block and scaled.
 template <int R, int BITS>
-ONYX_PANELS_TARGET void groups_float(const PanelView& v, const FloatRow* const* rows, int64_t g0, int64_t g1, float* y,
+ONYX_PANELS_TARGET void groups_float(const NBitsPanelView& v, const FloatRow* const* rows, int64_t g0, int64_t g1, float* y,
                                      int64_t ldy) {
   const __m512 table = _mm512_setr_ps(0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f, 8.f, 9.f, 10.f, 11.f, 12.f, 13.f, 14.f, 15.f);
   constexpr int kCodesPerLane = 32 / BITS;
@@ -261,7 +255,7 @@ ONYX_PANELS_TARGET void groups_float(const PanelView& v, const FloatRow* const* 
 // Columns [16 g - n_begin, ...) of out (at most `cols` of them) for every t < K: code t of each
 // of the 16 rows as a vector (code_of), then (code - zero) * scale.
 template <int BITS>
-ONYX_PANELS_TARGET void group_columns(const PanelView& v, int64_t k, int64_t g, int64_t cols, float* out, int64_t ld) {
+ONYX_PANELS_TARGET void group_columns(const NBitsPanelView& v, int64_t k, int64_t g, int64_t cols, float* out, int64_t ld) {
   const __m512 table = _mm512_setr_ps(0.f, 1.f, 2.f, 3.f, 4.f, 5.f, 6.f, 7.f, 8.f, 9.f, 10.f, 11.f, 12.f, 13.f, 14.f, 15.f);
   constexpr int64_t kCodesPerLane = 32 / BITS;
   const __mmask16 mask = cols >= 16 ? __mmask16(0xFFFF) : __mmask16((1u << cols) - 1);
@@ -283,7 +277,50 @@ ONYX_PANELS_TARGET void group_columns(const PanelView& v, int64_t k, int64_t g, 
 #endif
 
 // Groups of W per parallel_for task: about 32 KB of panels.
-int64_t group_grain(const PanelView& v) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, v.blocks * v.stride)); }
+int64_t group_grain(const NBitsPanelView& v) { return std::max<int64_t>(1, 32768 / std::max<int64_t>(1, v.blocks * v.stride)); }
+
+#ifdef ONYX_NBITS_PANELS
+struct Int8Pass {
+  template <int R, int BITS>
+  static void run(const NBitsPanelView& v, const Int8Row* const* rows, int64_t g0, int64_t g1, float* y, int64_t ldy) {
+    groups_int8<R, BITS>(v, rows, g0, g1, y, ldy);
+  }
+};
+struct FloatPass {
+  template <int R, int BITS>
+  static void run(const NBitsPanelView& v, const FloatRow* const* rows, int64_t g0, int64_t g1, float* y, int64_t ldy) {
+    groups_float<R, BITS>(v, rows, g0, g1, y, ldy);
+  }
+};
+
+// y (rows x N) for `rows` rows of a, prepared as Row (Int8Row, FloatRow), kRowsAtOnce rows per
+// pass over W; Pass::run<R, BITS> takes R rows over groups [g0, g1).
+template <class Row, class Pass>
+void in_passes(const NBitsPanelView& v, int64_t k, int64_t groups, const float* a, int64_t rows, float* y) {
+  constexpr int64_t kRowsAtOnce = NBitsPanels::kRowsAtOnce;
+  std::vector<Row> prepared;
+  prepared.reserve(size_t(rows));
+  for (int64_t r = 0; r < rows; ++r) prepared.emplace_back(v, k, a + r * k);
+  for (int64_t r0 = 0; r0 < rows; r0 += kRowsAtOnce) {
+    const int64_t take = std::min(kRowsAtOnce, rows - r0);
+    const Row* row[kRowsAtOnce] = {};
+    for (int64_t r = 0; r < take; ++r) row[r] = &prepared[size_t(r0 + r)];
+    float* out = y + r0 * v.n;
+    parallel_for(groups, group_grain(v), [&](int64_t g0, int64_t g1) {
+      switch (take * 16 + v.bits) {
+        case 16 + 8: return Pass::template run<1, 8>(v, row, g0, g1, out, v.n);
+        case 32 + 8: return Pass::template run<2, 8>(v, row, g0, g1, out, v.n);
+        case 48 + 8: return Pass::template run<3, 8>(v, row, g0, g1, out, v.n);
+        case 64 + 8: return Pass::template run<4, 8>(v, row, g0, g1, out, v.n);
+        case 16 + 4: return Pass::template run<1, 4>(v, row, g0, g1, out, v.n);
+        case 32 + 4: return Pass::template run<2, 4>(v, row, g0, g1, out, v.n);
+        case 48 + 4: return Pass::template run<3, 4>(v, row, g0, g1, out, v.n);
+        default: return Pass::template run<4, 4>(v, row, g0, g1, out, v.n);
+      }
+    });
+  }
+}
+#endif
 
 }  // namespace
 
@@ -327,31 +364,13 @@ NBitsPanels::NBitsPanels(const NBitsWeights& w) : n_(w.n), k_(w.k), bits_(w.bits
   }
 }
 
+NBitsPanelView NBitsPanels::view() const {
+  return NBitsPanelView{panels_.get(), zeros_.get(), zeros_kind_ == Zeros::kFloats, n_, bits_, blocks_, block_, sub_blocks_, block_stride_};
+}
+
 void NBitsPanels::multiply_int8_activations(const float* a, int64_t rows, float* y) const {
 #ifdef ONYX_NBITS_PANELS
-  const PanelView v{panels_.get(), zeros_.get(), zeros_kind_ == Zeros::kFloats, n_, bits_, blocks_, block_, sub_blocks_, block_stride_};
-  std::vector<Int8Row> prepared;
-  prepared.reserve(size_t(rows));
-  for (int64_t r = 0; r < rows; ++r) prepared.emplace_back(v, k_, a + r * k_);
-  // kRowsAtOnce rows of a per pass over W.
-  for (int64_t r0 = 0; r0 < rows; r0 += kRowsAtOnce) {
-    const int64_t take = std::min(kRowsAtOnce, rows - r0);
-    const Int8Row* row[kRowsAtOnce] = {};
-    for (int64_t r = 0; r < take; ++r) row[r] = &prepared[size_t(r0 + r)];
-    float* out = y + r0 * n_;
-    parallel_for(groups_, group_grain(v), [&](int64_t g0, int64_t g1) {
-      switch (take * 16 + bits_) {
-        case 16 + 8: return groups_int8<1, 8>(v, row, g0, g1, out, n_);
-        case 32 + 8: return groups_int8<2, 8>(v, row, g0, g1, out, n_);
-        case 48 + 8: return groups_int8<3, 8>(v, row, g0, g1, out, n_);
-        case 64 + 8: return groups_int8<4, 8>(v, row, g0, g1, out, n_);
-        case 16 + 4: return groups_int8<1, 4>(v, row, g0, g1, out, n_);
-        case 32 + 4: return groups_int8<2, 4>(v, row, g0, g1, out, n_);
-        case 48 + 4: return groups_int8<3, 4>(v, row, g0, g1, out, n_);
-        default: return groups_int8<4, 4>(v, row, g0, g1, out, n_);
-      }
-    });
-  }
+  in_passes<Int8Row, Int8Pass>(view(), k_, groups_, a, rows, y);
 #else
   (void)a, (void)rows, (void)y;
 #endif
@@ -359,28 +378,7 @@ void NBitsPanels::multiply_int8_activations(const float* a, int64_t rows, float*
 
 void NBitsPanels::multiply(const float* a, int64_t rows, float* y) const {
 #ifdef ONYX_NBITS_PANELS
-  const PanelView v{panels_.get(), zeros_.get(), zeros_kind_ == Zeros::kFloats, n_, bits_, blocks_, block_, sub_blocks_, block_stride_};
-  std::vector<FloatRow> prepared;
-  prepared.reserve(size_t(rows));
-  for (int64_t r = 0; r < rows; ++r) prepared.emplace_back(v, k_, a + r * k_);
-  for (int64_t r0 = 0; r0 < rows; r0 += kRowsAtOnce) {
-    const int64_t take = std::min(kRowsAtOnce, rows - r0);
-    const FloatRow* row[kRowsAtOnce] = {};
-    for (int64_t r = 0; r < take; ++r) row[r] = &prepared[size_t(r0 + r)];
-    float* out = y + r0 * n_;
-    parallel_for(groups_, group_grain(v), [&](int64_t g0, int64_t g1) {
-      switch (take * 16 + bits_) {
-        case 16 + 8: return groups_float<1, 8>(v, row, g0, g1, out, n_);
-        case 32 + 8: return groups_float<2, 8>(v, row, g0, g1, out, n_);
-        case 48 + 8: return groups_float<3, 8>(v, row, g0, g1, out, n_);
-        case 64 + 8: return groups_float<4, 8>(v, row, g0, g1, out, n_);
-        case 16 + 4: return groups_float<1, 4>(v, row, g0, g1, out, n_);
-        case 32 + 4: return groups_float<2, 4>(v, row, g0, g1, out, n_);
-        case 48 + 4: return groups_float<3, 4>(v, row, g0, g1, out, n_);
-        default: return groups_float<4, 4>(v, row, g0, g1, out, n_);
-      }
-    });
-  }
+  in_passes<FloatRow, FloatPass>(view(), k_, groups_, a, rows, y);
 #else
   (void)a, (void)rows, (void)y;
 #endif
@@ -415,7 +413,7 @@ void NBitsPanels::dequantize_rows(int64_t n_begin, int64_t n_end, float* out, in
 
 void NBitsPanels::dequantize_columns(int64_t n_begin, int64_t n_end, float* out, int64_t ld) const {
 #ifdef ONYX_NBITS_PANELS
-  const PanelView v{panels_.get(), zeros_.get(), zeros_kind_ == Zeros::kFloats, n_, bits_, blocks_, block_, sub_blocks_, block_stride_};
+  const NBitsPanelView v = view();
   for (int64_t n0 = n_begin; n0 < n_end; n0 += kGroupRows)
     bits_ == 8 ? group_columns<8>(v, k_, n0 / kGroupRows, std::min(kGroupRows, n_end - n0), out + (n0 - n_begin), ld)
                : group_columns<4>(v, k_, n0 / kGroupRows, std::min(kGroupRows, n_end - n0), out + (n0 - n_begin), ld);

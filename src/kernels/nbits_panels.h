@@ -25,6 +25,8 @@
 
 namespace onyx {
 
+struct NBitsPanelView;
+
 class NBitsPanels {
  public:
   static constexpr int64_t kRowsAtOnce = 4;  // rows of A per pass over W (each group loaded once)
@@ -67,6 +69,7 @@ class NBitsPanels {
 
  private:
   enum class Zeros { kNone, kCodes, kFloats };
+  NBitsPanelView view() const;  // what the kernels read (nbits_panels.cc)
 
   int64_t n_ = 0, k_ = 0, bits_ = 4, block_ = 32, blocks_ = 0, groups_ = 0;
   int64_t sub_blocks_ = 1;    // block / 32
