@@ -161,6 +161,15 @@ TEST(QuantizeInt4, CommandWritesAModelThatRunsCloseToTheFloatOne) {
   text.clear();
   EXPECT_EQ(run_cli("quantize " + model + " -o " + out + " --int4 --block-size 48", &text), 2) << text;
   EXPECT_NE(text.find("--block-size takes a power of 2"), std::string::npos) << text;
+  // 8-bit codes: closer to the float model than 4-bit ones, and only 4 or 8 bits are taken
+  text.clear();
+  ASSERT_EQ(run_cli("quantize " + model + " -o " + out + " --int4 --bits 8 --block-size 16 --no-compare", &text), 0) << text;
+  EXPECT_NE(text.find("8-bit weights"), std::string::npos) << text;
+  text.clear();
+  EXPECT_EQ(run_cli("compare " + model + " " + out + " --runs 3 --atol 0.1 --rtol 0.01", &text), 0) << text;
+  text.clear();
+  EXPECT_EQ(run_cli("quantize " + model + " -o " + out + " --int4 --bits 3", &text), 2) << text;
+  EXPECT_NE(text.find("--bits takes 4 or 8"), std::string::npos) << text;
   std::filesystem::remove_all(dir);
 }
 #endif
