@@ -7,9 +7,10 @@
 // meaning 2^(bits - 1); g_idx (deprecated: refused); bias (optional, N).
 // Attributes K, N, bits (2, 4 or 8), block_size (a power of 2, >= 16), accuracy_level (a
 // permission to compute in lower precision: 4 lets rows of A be quantised to int8 per block,
-// which onyx takes for decoding (up to 3 rows) where the CPU has AVX-512 VNNI; 3 or more lets
-// A be bfloat16, which onyx takes for prompts (more rows) where the CPU multiplies bf16
-// natively: A and the dequantised tiles rounded to bf16, float32 sums; float32 otherwise),
+// which onyx takes for decoding (up to 16 rows with its panels, 3 otherwise) where the CPU has
+// AVX-512 VNNI; 3 or more lets A be bfloat16, which onyx takes for prompts (more rows) where the
+// CPU multiplies bf16 natively: A and the dequantised tiles rounded to bf16, float32 sums;
+// float32 otherwise),
 // weight_prepacked (nonzero layouts are device-private: refused).
 // The weights stay packed in memory: constant codes are copied once, in prepare, and the session
 // may drop the original B. 4- and 8-bit codes in blocks of a multiple of 32, on CPUs with AVX-512
@@ -249,7 +250,10 @@ class MatMulNBitsKernel final : public Kernel {
     std::mutex failed_mu;
     Status failed = Status::Ok();
     parallel_for(tiles, 1, [&](int64_t t0, int64_t t1) {
-      TileScratch& scratch = tile_scratch();
+      // The thread's kept buffers, unless this prompt's product would make them larger than
+      // kKeptScratchBytes (a long prompt): then buffers of this call alone.
+      TileScratch own;
+      TileScratch& scratch = size_t(rows * width) * sizeof(float) <= kKeptScratchBytes ? tile_scratch() : own;
       std::vector<float>& tile = scratch.tile;
       std::vector<float>& product = scratch.product;
       std::vector<uint16_t>& tile_bf16 = scratch.tile_bf16;
@@ -281,6 +285,7 @@ class MatMulNBitsKernel final : public Kernel {
 
   static constexpr int64_t kRowsStreamingW = 3;  // up to this many rows, each row streams the packed W
   static constexpr int64_t kTileBytes = 1 << 19;
+  static constexpr size_t kKeptScratchBytes = size_t(4) << 20;  // a thread keeps up to this much product
 
   int64_t k_ = 0, n_ = 0, bits_ = 4, block_ = 32, accuracy_level_ = 0;
   bool has_zero_points_ = false, has_bias_ = false, packed_ = false;
