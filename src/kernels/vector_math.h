@@ -23,7 +23,8 @@ void log_softmax_row(const float* x, float* y, int64_t n);
 float dot(const float* a, const float* b, int64_t n);
 
 // out[j] = the sum over i < n of q[i] * m[j * ld + i], for j < rows: an attention row's scores.
-// Each sum is taken in 32 partial sums, added pairwise, then the tail; not dot()'s order.
+// On AVX-512 each sum is taken in 32 partial sums reduced as a tree, then the tail (not dot()'s
+// order); elsewhere it is dot().
 void row_dots(const float* q, const float* m, int64_t rows, int64_t ld, int64_t n, float* out);
 
 // out[i] = sum over j < rows of w[j] * m[j * ld + i], for i < n (j in order for every i): an
