@@ -62,8 +62,8 @@ ONYX_PANELS_TARGET void block(const int8_t* quad, int64_t groups, const uint8_t*
 }
 
 // One row of a against a whole quad (decoding): four sums in registers, the quad's stream
-// prefetched 2 KB ahead. (block<1, 4> does the same sums; GCC copies its array of sums through
-// spare registers on every step, which costs a third of the bandwidth.)
+// prefetched 2 KB ahead. (block<1, 4> does the same sums, but GCC copies its array of sums
+// through spare registers on every step: 7 % slower per decoded token, A/B in the model.)
 ONYX_PANELS_TARGET void quad_one_row(const int8_t* quad, int64_t groups, const uint8_t* a, int64_t n_left, int32_t* acc) {
   __m512i s0 = _mm512_setzero_si512(), s1 = _mm512_setzero_si512(), s2 = _mm512_setzero_si512(),
           s3 = _mm512_setzero_si512();

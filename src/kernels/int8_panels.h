@@ -7,10 +7,9 @@
 // (k = 4g .. 4g + 3), the 16 columns' 4 values (64 bytes), K and N padded with zeros. One
 // vpdpbusd multiplies 4 values of a row of a (broadcast) with a group: 64 products. Panels go
 // in quads (64 columns) stored group by group: group g of the quad's 4 panels is 256
-// consecutive bytes, so the quad is one sequential stream (a single row reads it at memory
-// speed, with software prefetch; four separate panel streams reached two thirds of it). Rows
-// of a go 4 at a time against a quad (16 sums in registers). Sums are exact and wrap at 32
-// bits like oneDNN's.
+// consecutive bytes, so the quad is one sequential stream that a single row reads at memory
+// speed, with software prefetch. Rows of a go 4 at a time against a quad (16 sums in
+// registers). Sums are exact and wrap at 32 bits like oneDNN's.
 #pragma once
 #include <cstdint>
 #include <memory>
