@@ -302,7 +302,12 @@ void register_training(py::module_& m) {
   m.def(
       "_make_module_graphs",
       [](py::bytes model, std::vector<std::string> inputs_requiring_grad, std::vector<std::string> trainable,
-         std::vector<std::string> frozen) {
+         std::vector<std::string> frozen, py::dict buffers) {
+        std::map<std::string, Tensor> buffer_values;
+        for (auto [name, value] : buffers) {
+          const std::string key = py::str(name);
+          buffer_values.emplace(key, tensor_from_numpy(value, key));
+        }
         const std::string bytes = model;
         Result<training::ModuleGraphs> made = Status(StatusCode::kInternal, "not built");
         Result<std::string> forward = Status(StatusCode::kInternal, "not built"), backward = forward;
@@ -312,9 +317,9 @@ void register_training(py::module_& m) {
           if (!exported.ok()) {
             made = exported.take_status();
           } else {
-            made = training::make_module_graphs(*exported, training::ModuleGraphSpec{std::move(inputs_requiring_grad),
-                                                                                     std::move(trainable),
-                                                                                     std::move(frozen)});
+            made = training::make_module_graphs(
+                *exported, training::ModuleGraphSpec{std::move(inputs_requiring_grad), std::move(trainable),
+                                                     std::move(frozen), std::move(buffer_values)});
           }
           if (made.ok()) {
             forward = onnx_format::serialize_model(made->forward);
@@ -340,7 +345,9 @@ void register_training(py::module_& m) {
         return out;
       },
       py::arg("model"), py::arg("inputs_requiring_grad"), py::arg("trainable"), py::arg("frozen"),
-      "ORTModule's forward and backward graphs (training/module_graphs.h) and their interface.");
+      py::arg("buffers") = py::dict(),
+      "ORTModule's forward and backward graphs (training/module_graphs.h) and their interface; `buffers` "
+      "(name -> value) become initializers where the export made them graph inputs.");
 }
 
 }  // namespace onyx::python

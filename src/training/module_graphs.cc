@@ -98,26 +98,60 @@ Status unbiased_variance_update(ir::Graph& g, const ir::Node& bn, const std::str
 }  // namespace
 
 Result<ModuleGraphs> make_module_graphs(const ir::Model& exported, const ModuleGraphSpec& spec) {
-  const ir::Graph& eg = exported.graph;
+  ir::Model m = exported;
+  ir::Graph& g = m.graph;
+  // Buffers fed as graph inputs (an export without parameters) become the initializers an
+  // export with parameters holds.
+  for (auto it = g.inputs.begin(); it != g.inputs.end();) {
+    auto buffer = spec.buffers.find(it->name);
+    if (buffer == spec.buffers.end()) {
+      ++it;
+      continue;
+    }
+    g.initializers[it->name] = buffer->second;
+    it = g.inputs.erase(it);
+  }
+  // Parameters that are graph inputs leave the input list here and come back after the
+  // module's inputs, in the spec's order.
+  std::map<std::string, ir::ValueInfo> param_inputs;
+  const std::set<std::string> params = [&] {
+    std::set<std::string> all(spec.trainable.begin(), spec.trainable.end());
+    all.insert(spec.frozen.begin(), spec.frozen.end());
+    return all;
+  }();
+  for (auto it = g.inputs.begin(); it != g.inputs.end();) {
+    if (!params.count(it->name)) {
+      ++it;
+      continue;
+    }
+    param_inputs[it->name] = *it;
+    it = g.inputs.erase(it);
+  }
+
   std::set<std::string> graph_inputs;
-  for (const ir::ValueInfo& vi : eg.inputs) graph_inputs.insert(vi.name);
+  for (const ir::ValueInfo& vi : g.inputs) graph_inputs.insert(vi.name);
   ModuleGraphs out;
   for (const std::string& x : spec.inputs_requiring_grad)
     if (graph_inputs.count(x)) out.inputs_requiring_grad.push_back(x);  // the export drops unread inputs
   std::set<std::string> seen;
   for (auto [names, kept] : {std::pair{&spec.trainable, &out.trainable}, std::pair{&spec.frozen, &out.frozen}})
     for (const std::string& p : *names) {
-      auto it = eg.initializers.find(p);
-      if (it == eg.initializers.end()) continue;  // the export dropped it: nothing reads it
-      if (!floating(it->second.dtype()))
-        return invalid_argument("ORTModule: parameter '", p, "' is ", data_type_name(it->second.dtype()),
-                                ", not a floating type");
+      DataType dtype = DataType::kUndefined;
+      if (auto it = g.initializers.find(p); it != g.initializers.end()) {
+        dtype = it->second.dtype();
+      } else if (auto in = param_inputs.find(p); in != param_inputs.end()) {
+        if (in->second.type.kind != ir::TypeInfo::Kind::kTensor)
+          return invalid_argument("ORTModule: parameter '", p, "' is not a tensor input of the export");
+        dtype = in->second.type.elem_type;
+      } else {
+        continue;  // the export dropped it: nothing reads it
+      }
+      if (!floating(dtype))
+        return invalid_argument("ORTModule: parameter '", p, "' is ", data_type_name(dtype), ", not a floating type");
       if (!seen.insert(p).second) return invalid_argument("ORTModule: parameter '", p, "' is named twice");
       kept->push_back(p);
     }
 
-  ir::Model m = exported;
-  ir::Graph& g = m.graph;
   for (const ir::ValueInfo& vi : g.inputs) out.forward_inputs.push_back(vi.name);
   for (const ir::ValueInfo& vi : g.outputs) out.outputs.push_back(vi.name);
   // Running statistics of training-mode BatchNormalization: fed like frozen parameters, their
@@ -138,11 +172,15 @@ Result<ModuleGraphs> make_module_graphs(const ir::Model& exported, const ModuleG
   fed.insert(fed.end(), out.frozen.begin(), out.frozen.end());
   fed.insert(fed.end(), out.running_statistics.begin(), out.running_statistics.end());
   for (const std::string& p : fed) {
-    auto it = g.initializers.find(p);
-    g.inputs.push_back(tensor_info(p, it->second));
+    if (auto in = param_inputs.find(p); in != param_inputs.end()) {
+      g.inputs.push_back(in->second);
+    } else {
+      auto it = g.initializers.find(p);
+      g.inputs.push_back(tensor_info(p, it->second));
+      g.initializers.erase(it);
+      g.external_data.erase(p);
+    }
     out.forward_inputs.push_back(p);
-    g.initializers.erase(it);
-    g.external_data.erase(p);
   }
   std::vector<std::string> updates;
   for (const auto& [stat, update] : running) updates.push_back(update);

@@ -14,6 +14,7 @@
 // Activations live from the forward run to the backward run only as stashed outputs, so the
 // backward graph recomputes nothing.
 #pragma once
+#include <map>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,15 @@ namespace onyx::training {
 
 struct ModuleGraphSpec {
   std::vector<std::string> inputs_requiring_grad;  // graph inputs of the export
-  std::vector<std::string> trainable;              // initializers: parameters with requires_grad
-  std::vector<std::string> frozen;                 // initializers fed like parameters, no gradient
+  // Parameters with requires_grad, and those without (fed like parameters, no gradient): each
+  // an initializer of the export, or a graph input of it.
+  std::vector<std::string> trainable;
+  std::vector<std::string> frozen;
+  // The module's buffers, for an export made without its parameters (torch.onnx.export with
+  // export_params=False lists every parameter and buffer it reads as a graph input and writes
+  // no weights): a graph input named here becomes an initializer holding this value, as
+  // export_params=True would have written it.
+  std::map<std::string, Tensor> buffers;
 };
 
 struct ModuleGraphs {

@@ -212,6 +212,58 @@ def test_debug_options_save_the_graphs(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["mlp_0_backward.onnx", "mlp_0_exported.onnx", "mlp_0_forward.onnx"]
 
 
+def test_a_training_export_leaves_the_weights_with_the_module(tmp_path):
+    """In training mode torch.onnx.export writes no weights (parameters and buffers are its
+    graph inputs; a 0.5 GB model's export peaks ~1.9 GB lower); the buffers come back as the
+    graphs' constants and the parameters as their fed inputs. An eval export keeps its
+    weights: the exporter folds BatchNormalization into Conv from their values."""
+    onnx = pytest.importorskip("onnx")
+    net = Decoder(vocab=20, seq=5, hidden=12, heads=3, layers=2)
+    wrapped = ORTModule(net, DebugOptions(save_onnx=True, onnx_prefix="dec", save_path=str(tmp_path)))
+    x = torch.zeros(2, 5, dtype=torch.long)
+    wrapped(x).sum().backward()
+    params = {"module." + n for n, _ in net.named_parameters()}
+    buffers = {"module." + n for n, _ in net.named_buffers()}
+    assert buffers, "the decoder keeps its causal mask as a buffer"
+    exported = onnx.load(str(tmp_path / "dec_0_exported.onnx")).graph
+    assert not exported.initializer
+    assert params | buffers <= {i.name for i in exported.input}
+    forward = onnx.load(str(tmp_path / "dec_0_forward.onnx")).graph
+    assert buffers <= {t.name for t in forward.initializer}
+    assert params <= {i.name for i in forward.input}
+    assert all(p.grad is not None for p in net.parameters())
+
+    wrapped.eval()
+    wrapped(x)
+    evaluated = onnx.load(str(tmp_path / "dec_1_exported.onnx")).graph
+    assert params & {t.name for t in evaluated.initializer}
+
+
+def test_a_weightless_export_that_needs_weights_is_made_again_with_them(monkeypatch):
+    """Should a training export without weights still read a value computed from them (an
+    input that is neither the module's, a parameter nor a buffer), the manager exports again
+    with the weights: here _process refuses the first export as it would such a graph."""
+    from onyx.training.ortmodule import _graph_transitions as gt
+
+    made_with = []
+    real_export, real_process = gt.GraphTransitionManager._export, gt.GraphTransitionManager._process
+
+    def export(self, flat, tensors, with_params):
+        made_with.append(with_params)
+        return real_export(self, flat, tensors, with_params)
+
+    def process(self, *args):
+        return None if len(made_with) == 1 else real_process(self, *args)
+
+    monkeypatch.setattr(gt.GraphTransitionManager, "_export", export)
+    monkeypatch.setattr(gt.GraphTransitionManager, "_process", process)
+    theirs, ours, wrapped = twins(lambda: Mlp([4, 3]))
+    x, y = torch.randn(5, 4), torch.randint(0, 3, (5,))
+    a, b, gap = train_both(theirs, ours, wrapped, lambda s: (x, y), 3, 1e-2)
+    np.testing.assert_allclose(b, a, rtol=1e-5)
+    assert made_with == [False, True] and wrapped.export_count == 1
+
+
 class WithCustomFunction(torch.nn.Module):
     class Square(torch.autograd.Function):
         @staticmethod

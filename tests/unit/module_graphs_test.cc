@@ -45,7 +45,7 @@ TEST(ModuleGraphs, ALinearReluSplitsAndItsGradientsAreExact) {
   b.node("MatMul", {"x", "w"}, {"xw"}, "mm");
   b.node("Add", {"xw", "b"}, {"z"}, "add");
   b.node("Relu", {"z"}, {"y"}, "relu");
-  auto made = training::make_module_graphs(load(b), {{"x"}, {"w", "b"}, {}});
+  auto made = training::make_module_graphs(load(b), {{"x"}, {"w", "b"}, {}, {}});
   ASSERT_TRUE(made.ok()) << made.status().to_string();
   EXPECT_EQ(made->forward_inputs, (std::vector<std::string>{"x", "w", "b"}));
   EXPECT_EQ(made->outputs, std::vector<std::string>{"y"});
@@ -110,7 +110,7 @@ TEST(ModuleGraphs, BatchNormalizationReturnsPyTorchsRunningStatistics) {
   momentum->set_name("momentum");
   momentum->set_type(onnx::AttributeProto::FLOAT);
   momentum->set_f(0.9f);
-  auto made = training::make_module_graphs(load(b), {{}, {"scale", "shift"}, {}});
+  auto made = training::make_module_graphs(load(b), {{}, {"scale", "shift"}, {}, {}});
   ASSERT_TRUE(made.ok()) << made.status().to_string();
   EXPECT_EQ(made->running_statistics, (std::vector<std::string>{"mean", "var"}));
   auto forward = session_of(made->forward);
@@ -128,6 +128,62 @@ TEST(ModuleGraphs, BatchNormalizationReturnsPyTorchsRunningStatistics) {
   EXPECT_NEAR(var[1], 0.9f + 0.1f * 4.f, 1e-5);          // channel 1: 0, 0, 0, 4: unbiased 4
 }
 
+// y = BatchNormalization(x * mask) in training mode, its weights as initializers or (as
+// torch.onnx.export(export_params=False) writes them) as graph inputs around the module's own.
+ModelBuilder batch_norm_of_masked(bool weights_as_inputs) {
+  ModelBuilder b(17);
+  if (weights_as_inputs) {
+    b.input("mask", {2}).input("x", {-1, 2}).input("scale", {2}).input("shift", {2}).input("mean", {2}).input("var", {2});
+  } else {
+    b.input("x", {-1, 2});
+    b.initializer("mask", {2}, {1.f, 0.5f});
+    b.initializer("scale", {2}, {1.f, 2.f});
+    b.initializer("shift", {2}, {0.f, 1.f});
+    b.initializer("mean", {2}, {0.f, 0.f});
+    b.initializer("var", {2}, {1.f, 1.f});
+  }
+  b.output("y", {-1, 2});
+  b.node("Mul", {"x", "mask"}, {"xm"}, "mul");
+  auto* bn = b.node("BatchNormalization", {"xm", "scale", "shift", "mean", "var"}, {"y", "mean_out", "var_out"}, "bn");
+  auto* mode = bn->add_attribute();
+  mode->set_name("training_mode");
+  mode->set_type(onnx::AttributeProto::INT);
+  mode->set_i(1);
+  return b;
+}
+
+TEST(ModuleGraphs, AnExportWithoutWeightsFeedsItsParametersAndKeepsItsBuffersAsConstants) {
+  training::ModuleGraphSpec spec{{"x"}, {"scale", "shift"}, {}, {}};
+  auto with_weights = training::make_module_graphs(load(batch_norm_of_masked(false)), spec);
+  spec.buffers = {{"mask", values({2}, {1.f, 0.5f})}, {"mean", values({2}, {0.f, 0.f})}, {"var", values({2}, {1.f, 1.f})}};
+  auto without = training::make_module_graphs(load(batch_norm_of_masked(true)), spec);
+  ASSERT_TRUE(with_weights.ok()) << with_weights.status().to_string();
+  ASSERT_TRUE(without.ok()) << without.status().to_string();
+  for (const auto* made : {&*with_weights, &*without}) {
+    EXPECT_EQ(made->forward_inputs, (std::vector<std::string>{"x", "scale", "shift", "mean", "var"}));
+    EXPECT_EQ(made->running_statistics, (std::vector<std::string>{"mean", "var"}));
+    EXPECT_EQ(made->gradients, (std::vector<std::string>{"x_grad", "scale_grad", "shift_grad"}));
+    EXPECT_TRUE(made->forward.graph.initializers.count("mask"));
+  }
+  // The same forward values from both: the mask a constant, the parameters and statistics fed.
+  const Tensor x = values({4, 2}, {1.f, 0.f, 2.f, 2.f, 3.f, 0.f, 6.f, 4.f});
+  std::vector<std::pair<std::string, Value>> feeds = {
+      {"x", Value(x)}, {"scale", Value(values({2}, {1.f, 2.f}))}, {"shift", Value(values({2}, {0.f, 1.f}))},
+      {"mean", Value(values({2}, {0.f, 0.f}))}, {"var", Value(values({2}, {1.f, 1.f}))}};
+  auto a = session_of(with_weights->forward)->run(feeds);
+  auto b = session_of(without->forward)->run(feeds);
+  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_EQ(a->size(), b->size());
+  for (size_t i = 0; i < a->size(); ++i) {
+    const Tensor& ta = (*a)[i].tensor();
+    const Tensor& tb = (*b)[i].tensor();
+    ASSERT_EQ(ta.shape(), tb.shape());
+    for (int64_t j = 0; j < ta.numel(); ++j) EXPECT_EQ(ta.data<float>()[j], tb.data<float>()[j]) << i << ", " << j;
+  }
+  // Channel 1 of the running mean saw the mask: 0.1 x the mean of 0.5 x (0, 2, 0, 4).
+  EXPECT_NEAR((*b)[1].tensor().data<float>()[1], 0.1f * 0.5f * (0.f + 2.f + 0.f + 4.f) / 4.f, 1e-6);
+}
+
 TEST(ModuleGraphs, AParameterOfAnIntegerTypeIsRefused) {
   ModelBuilder b(17);
   b.input("x", {2}).output("y", {2});
@@ -138,7 +194,7 @@ TEST(ModuleGraphs, AParameterOfAnIntegerTypeIsRefused) {
   t->add_int64_data(1);
   t->add_int64_data(2);
   b.node("Identity", {"x"}, {"y"}, "id");
-  auto made = training::make_module_graphs(load(b), {{}, {"k"}, {}});
+  auto made = training::make_module_graphs(load(b), {{}, {"k"}, {}, {}});
   ASSERT_FALSE(made.ok());
   EXPECT_EQ(made.status().code(), StatusCode::kInvalidArgument);
   EXPECT_NE(made.status().message().find("'k'"), std::string::npos) << made.status().to_string();

@@ -4,13 +4,14 @@ torch.nn.Module's forward and backward passes in onyx while the training loop st
     from onyx.training.ortmodule import ORTModule
     model = ORTModule(model)          # then train as before: optimizer, scheduler, clipping
 
-The first call exports the module (torch.onnx.export, training mode), builds its gradient
-graph with onyx's gradient builder and splits it into a forward and a backward graph
-(src/training/module_graphs.h). The forward graph runs inside a torch.autograd.Function; its
-backward() feeds the output gradients to the backward graph and hands the gradients of the
-inputs and parameters back to torch, which accumulates them into `.grad` as usual. Parameters
-are read from the module at every call and tensors cross between torch and onyx through
-DLPack, without copies. When the graphs must be rebuilt is _graph_transitions' business."""
+The first call exports the module (torch.onnx.export, training mode, without its weights:
+torch never serialises the parameters), builds its gradient graph with onyx's gradient
+builder and splits it into a forward and a backward graph (src/training/module_graphs.h).
+The forward graph runs inside a torch.autograd.Function; its backward() feeds the output
+gradients to the backward graph and hands the gradients of the inputs and parameters back to
+torch, which accumulates them into `.grad` as usual. Parameters are read from the module at
+every call and tensors cross between torch and onyx through DLPack, without copies. When the
+graphs must be rebuilt is _graph_transitions' business."""
 import torch
 
 from onyx.training.ortmodule import _io
@@ -27,7 +28,8 @@ class LogLevel:
 
 class DebugOptions:
     """save_onnx: write the exported, forward and backward graphs of each export as
-    <save_path>/<onnx_prefix>_<n>_{exported,forward,backward}.onnx."""
+    <save_path>/<onnx_prefix>_<n>_{exported,forward,backward}.onnx. In training mode the
+    exported graph holds no weights (its parameters and buffers are graph inputs)."""
 
     def __init__(self, log_level=LogLevel.WARNING, save_onnx=False, onnx_prefix="", save_path=None):
         if save_onnx and not onnx_prefix:
