@@ -6,16 +6,17 @@ dropout off) on the module itself and on ORTModule(module):
     /usr/bin/python3 bench/ortmodule_compare.py [--models mlp,bert,gpt2,resnet18] [--threads 1,2]
         [--steps 20] [--warmup 3] [--rss-steps 0] [--fused-adam]
 
-PyTorch's figure is its best configuration: AdamW with foreach off and on (the multi-tensor
-form), each also with OMP_WAIT_POLICY=PASSIVE at 2 threads or more; the fastest is shown.
---fused-adam gives ORTModule's loop onyx.training.optim.FusedAdam in ADAMW_TORCH mode (the same
-update, one native pass) instead of torch's AdamW: one changed line in the user's loop.
+Each side's figure is its best configuration of the same loop: AdamW with foreach off and on
+(the multi-tensor form), each also with OMP_WAIT_POLICY=PASSIVE at 2 threads or more; the
+fastest is shown, with the configuration that gave it. --fused-adam gives ORTModule's loop
+onyx.training.optim.FusedAdam in ADAMW_TORCH mode (the same update, one native pass) instead of
+torch's AdamW: one changed line in the user's loop.
 
 Each configuration runs in a fresh process, so its peak RSS (VmHWM) is its own; both import
 torch. OMP_NUM_THREADS is set to the thread count for both (Debian's torch otherwise lets
-OpenBLAS use every core for its products even after torch.set_num_threads(1)); with 2 threads
-PyTorch also runs with OMP_WAIT_POLICY=PASSIVE and its faster run is the one shown. Prints the median step (forward + backward + optimizer step), the peak RSS, and the
-largest relative loss difference over the steps. --rss-steps N also runs N more ORTModule
+OpenBLAS use every core for its products even after torch.set_num_threads(1)). Prints the
+median step (forward + backward + optimizer step), the peak RSS, and the largest relative loss
+difference over the steps. --rss-steps N also runs N more ORTModule
 steps and prints the RSS after the warm-up and at the end (flat memory). Models as in
 bench/training_compare.py; both runtimes flush denormals (PyTorch: torch.set_flush_denormal).
 """
@@ -59,9 +60,9 @@ def worker(name, kind, threads, steps, warmup, rss_steps):
 
         opt = FusedAdam(net.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0,
                         adam_w_mode=AdamWMode.ADAMW_TORCH)
-    else:  # torch-foreach: PyTorch's multi-tensor AdamW, sometimes its faster form
+    else:  # *-foreach: PyTorch's multi-tensor AdamW, sometimes its faster form
         opt = torch.optim.AdamW(net.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.0,
-                                foreach=kind == "torch-foreach")
+                                foreach=kind.endswith("-foreach"))
     times, losses, rss = [], [], {}
 
     def step(s):
@@ -100,7 +101,7 @@ def main():
     if a.worker:
         worker(a.worker[0], a.worker[1], int(a.worker[2]), a.steps, a.warmup, a.rss_steps)
         return
-    print(f"CrossEntropy + torch.optim.AdamW (PyTorch: the faster of foreach off and on)"
+    print(f"CrossEntropy + torch.optim.AdamW (each side: the faster of foreach off and on)"
           f"{', ORTModule with FusedAdam' if a.fused_adam else ''}, median of {a.steps} steps after {a.warmup}")
     print("| model | threads | PyTorch eager | ORTModule | ORTModule / PyTorch | peak RSS PyTorch | peak RSS ORTModule "
           "| largest loss difference | RSS after warm-up -> after more steps |")
@@ -108,12 +109,15 @@ def main():
     for name in a.models.split(","):
         for threads in [int(t) for t in a.threads.split(",")]:
             res = {}
-            # PyTorch's best: with 2 threads or more its OpenMP workers spin by default, and
-            # OMP_WAIT_POLICY=PASSIVE is sometimes faster (the training issue's figures): both run.
-            ours = "ortmodule-fused" if a.fused_adam else "ortmodule"
-            configs = [("torch", {}), ("torch-foreach", {}), (ours, {})]
+            # Each side's best over the same configurations of the one loop: AdamW with foreach
+            # off and on and, with 2 threads or more (OpenMP's workers spin by default), also
+            # OMP_WAIT_POLICY=PASSIVE (the training issue's figures). --fused-adam: ORTModule
+            # runs FusedAdam only.
+            ours = ["ortmodule-fused"] if a.fused_adam else ["ortmodule", "ortmodule-foreach"]
+            kinds = ["torch", "torch-foreach"] + ours
+            configs = [(k, {}) for k in kinds]
             if threads > 1:
-                configs[2:2] = [("torch", {"OMP_WAIT_POLICY": "PASSIVE"}), ("torch-foreach", {"OMP_WAIT_POLICY": "PASSIVE"})]
+                configs += [(k, {"OMP_WAIT_POLICY": "PASSIVE"}) for k in kinds]
             for worker_kind, extra in configs:
                 kind = "ortmodule" if worker_kind.startswith("ortmodule") else "torch"
                 env = dict(os.environ, OMP_NUM_THREADS=str(threads), **extra)
@@ -125,7 +129,7 @@ def main():
                     sys.exit(f"{name} {kind} worker failed:\n{out.stderr[-3000:]}")
                 r = json.loads(out.stdout.strip().splitlines()[-1])
                 r["note"] = " (" + ", ".join(([] if not extra else ["PASSIVE"]) +
-                                             (["foreach"] if worker_kind == "torch-foreach" else [])) + ")"
+                                             (["foreach"] if worker_kind.endswith("-foreach") else [])) + ")"
                 r["note"] = "" if r["note"] == " ()" else r["note"]
                 if kind not in res or r["median_ms"] < res[kind]["median_ms"]:
                     res[kind] = r
@@ -133,7 +137,7 @@ def main():
             rel = max(abs(x - y) / max(abs(y), 1e-12) for x, y in zip(o["losses"], t["losses"]))
             flat = (f"{o['rss']['after_warmup']:.0f} -> {o['rss']['after_more']:.0f} MB ({a.rss_steps} steps)"
                     if o["rss"] else "")
-            print(f"| {name} | {threads} | {t['median_ms']:.2f} ms{t['note']} | {o['median_ms']:.2f} ms | "
+            print(f"| {name} | {threads} | {t['median_ms']:.2f} ms{t['note']} | {o['median_ms']:.2f} ms{o['note']} | "
                   f"{o['median_ms'] / t['median_ms']:.2f} | {t['rss_mb']:.0f} MB | {o['rss_mb']:.0f} MB | "
                   f"{rel:.1e} | {flat} |", flush=True)
 
