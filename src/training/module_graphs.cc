@@ -108,6 +108,9 @@ Result<ModuleGraphs> make_module_graphs(const ir::Model& exported, const ModuleG
       ++it;
       continue;
     }
+    if (it->type.kind != ir::TypeInfo::Kind::kTensor || it->type.elem_type != buffer->second.dtype())
+      return invalid_argument("ORTModule: buffer '", it->name, "' is ", buffer->second.describe(),
+                              " where the export declares another type");
     g.initializers[it->name] = buffer->second;
     it = g.inputs.erase(it);
   }

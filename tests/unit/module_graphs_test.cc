@@ -184,6 +184,17 @@ TEST(ModuleGraphs, AnExportWithoutWeightsFeedsItsParametersAndKeepsItsBuffersAsC
   EXPECT_NEAR((*b)[1].tensor().data<float>()[1], 0.1f * 0.5f * (0.f + 2.f + 0.f + 4.f) / 4.f, 1e-6);
 }
 
+TEST(ModuleGraphs, ABufferOfAnotherTypeThanTheExportDeclaresIsRefused) {
+  Tensor mask(DataType::kDouble, Shape{2});
+  training::ModuleGraphSpec spec{{"x"}, {"scale", "shift"}, {}, {{"mask", mask}}};
+  spec.buffers.emplace("mean", values({2}, {0.f, 0.f}));
+  spec.buffers.emplace("var", values({2}, {1.f, 1.f}));
+  auto made = training::make_module_graphs(load(batch_norm_of_masked(true)), spec);
+  ASSERT_FALSE(made.ok());
+  EXPECT_EQ(made.status().code(), StatusCode::kInvalidArgument);
+  EXPECT_NE(made.status().message().find("'mask'"), std::string::npos) << made.status().to_string();
+}
+
 TEST(ModuleGraphs, AParameterOfAnIntegerTypeIsRefused) {
   ModelBuilder b(17);
   b.input("x", {2}).output("y", {2});
