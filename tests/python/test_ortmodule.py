@@ -105,6 +105,22 @@ def test_a_gpt2_like_decoder_with_tied_embeddings_trains_as_in_pytorch():
     assert gap < 1e-3
 
 
+@pytest.mark.parametrize("kept_bytes", [0, 2048, 64 << 20])
+def test_gradients_in_torchs_memory_or_onyxs_give_the_same_steps(monkeypatch, kept_bytes):
+    """With .grad kept between steps (zero_grad() without set_to_none), gradients within the
+    bytes torch's allocator recycles are written into torch's tensors, the rest left in onyx's
+    arena: none, some (a 2 KB budget) or all of them here, step for step as PyTorch."""
+    from onyx.training import ortmodule
+
+    monkeypatch.setattr(ortmodule, "_HEAP_KEPT_BYTES", kept_bytes)
+    theirs, ours, wrapped = twins(lambda: Encoder(vocab=30, seq=6, hidden=16, heads=2, layers=1, classes=3))
+    g = np.random.default_rng(7)
+    data = [(torch.from_numpy(g.integers(0, 30, (4, 6))), torch.from_numpy(g.integers(0, 3, 4))) for _ in range(2)]
+    a, b, gap = train_both(theirs, ours, wrapped, lambda s: data[s % 2], 6, 5e-3)
+    np.testing.assert_allclose(b, a, rtol=1e-5)
+    assert gap < 1e-4
+
+
 def test_batch_norm_trains_and_keeps_running_statistics_as_pytorch_does():
     theirs, ours, wrapped = twins(TinyCnn)
     g = torch.Generator().manual_seed(3)

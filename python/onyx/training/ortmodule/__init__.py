@@ -40,6 +40,17 @@ class DebugOptions:
         self.save_path = save_path
 
 
+# What torch's CPU allocator (glibc) recycles without giving memory back to the system: a
+# block up to its dynamic mmap threshold comes from the heap, and that threshold follows freed
+# blocks up to 32 MiB on 64-bit systems (mallopt(3), DEFAULT_MMAP_THRESHOLD_MAX; larger blocks
+# are mapped and unmapped every time); free memory at the heap's top is trimmed past twice the
+# threshold, up to 64 MiB. Measured (bench/RESULTS.md, eleventh session): within these bounds a
+# BERT-like step's gradients and torch's AdamW temporaries share memory without a page fault;
+# past them (a GPT-2-small-like model's 340 MB of small gradients) every step faults them in again.
+_HEAP_RECYCLED_BYTES = 32 << 20  # per gradient
+_HEAP_KEPT_BYTES = 64 << 20  # all of one backward's
+
+
 def _to_onyx(t):
     from onyx import OrtValue
 
@@ -83,11 +94,37 @@ class _RunInOnyx(torch.autograd.Function):
         for name, g, (shape, dtype) in zip(graphs.output_grads, grad_outputs, ctx.output_shapes):
             if name:
                 feeds[name] = _to_onyx(g if g is not None else torch.zeros(shape, dtype=dtype))
-        results = graphs.backward.run_with_ort_values(None, feeds)
+        # Where a parameter's .grad exists already (torch 1.13's zero_grad() keeps it), autograd
+        # adds the returned gradient into it and drops it. One of onyx's would then go back to the
+        # backward session's arena, a second copy kept between steps; so, within what torch's
+        # allocator recycles (_HEAP_*_BYTES), gradients are written into tensors of torch's, freed
+        # and reused as eager PyTorch's own are (torch's AdamW temporaries take the same memory).
+        # The rest stay in onyx's arena: mapped afresh by glibc, they would fault in every step.
+        # A .grad that is None (a first step, set_to_none=True) takes onyx's tensor itself.
+        into, room = {}, _HEAP_KEPT_BYTES
+        for x, name in zip(graphs.inputs_requiring_grad + graphs.trainable, graphs.gradients):
+            p = graphs.param_of.get(x)
+            size = p.numel() * p.element_size() if p is not None else 0
+            if p is not None and p.grad is not None and size <= min(room, _HEAP_RECYCLED_BYTES):
+                into[name] = torch.empty(p.shape, dtype=p.dtype)
+                room -= size
+        if into:
+            binding = graphs.backward.io_binding()
+            for name, v in feeds.items():
+                binding.bind_ortvalue_input(name, v)
+            for name in graphs.gradients:
+                if name in into:
+                    binding.bind_ortvalue_output(name, _to_onyx(into[name]))
+                else:
+                    binding.bind_output(name, "cpu")
+            graphs.backward.run_with_iobinding(binding)
+            results = binding.get_outputs()
+        else:
+            results = graphs.backward.run_with_ort_values(None, feeds)
         ctx.stashed = ctx.fed = None  # the activations go now, not when the graph is freed
         grads = [None] * ctx.n_tensors
-        for x, v in zip(graphs.inputs_requiring_grad + graphs.trainable, results):
-            grads[graphs.position[x]] = _to_torch(v)
+        for x, name, v in zip(graphs.inputs_requiring_grad + graphs.trainable, graphs.gradients, results):
+            grads[graphs.position[x]] = into[name] if name in into else _to_torch(v)
         return (None, None) + tuple(grads)
 
 
