@@ -100,36 +100,27 @@ Status unbiased_variance_update(ir::Graph& g, const ir::Node& bn, const std::str
 Result<ModuleGraphs> make_module_graphs(const ir::Model& exported, const ModuleGraphSpec& spec) {
   ir::Model m = exported;
   ir::Graph& g = m.graph;
-  // Buffers fed as graph inputs (an export without parameters) become the initializers an
-  // export with parameters holds.
-  for (auto it = g.inputs.begin(); it != g.inputs.end();) {
-    auto buffer = spec.buffers.find(it->name);
-    if (buffer == spec.buffers.end()) {
-      ++it;
-      continue;
-    }
-    if (it->type.kind != ir::TypeInfo::Kind::kTensor || it->type.elem_type != buffer->second.dtype())
-      return invalid_argument("ORTModule: buffer '", it->name, "' is ", buffer->second.describe(),
-                              " where the export declares another type");
-    g.initializers[it->name] = buffer->second;
-    it = g.inputs.erase(it);
-  }
-  // Parameters that are graph inputs leave the input list here and come back after the
-  // module's inputs, in the spec's order.
+  // An export without parameters (torch.onnx.export(export_params=False)) lists parameters and
+  // buffers among its graph inputs. Buffers become the initializers an export with parameters
+  // holds; parameters leave the input list and come back after the module's inputs, in the
+  // spec's order.
+  std::set<std::string> params(spec.trainable.begin(), spec.trainable.end());
+  params.insert(spec.frozen.begin(), spec.frozen.end());
   std::map<std::string, ir::ValueInfo> param_inputs;
-  const std::set<std::string> params = [&] {
-    std::set<std::string> all(spec.trainable.begin(), spec.trainable.end());
-    all.insert(spec.frozen.begin(), spec.frozen.end());
-    return all;
-  }();
-  for (auto it = g.inputs.begin(); it != g.inputs.end();) {
-    if (!params.count(it->name)) {
-      ++it;
-      continue;
+  std::vector<ir::ValueInfo> module_inputs;
+  for (const ir::ValueInfo& vi : g.inputs) {
+    if (auto buffer = spec.buffers.find(vi.name); buffer != spec.buffers.end()) {
+      if (vi.type.kind != ir::TypeInfo::Kind::kTensor || vi.type.elem_type != buffer->second.dtype())
+        return invalid_argument("ORTModule: buffer '", vi.name, "' is ", buffer->second.describe(),
+                                " where the export declares another type");
+      g.initializers[vi.name] = buffer->second;
+    } else if (params.count(vi.name)) {
+      param_inputs.emplace(vi.name, vi);
+    } else {
+      module_inputs.push_back(vi);
     }
-    param_inputs[it->name] = *it;
-    it = g.inputs.erase(it);
   }
+  g.inputs = std::move(module_inputs);
 
   std::set<std::string> graph_inputs;
   for (const ir::ValueInfo& vi : g.inputs) graph_inputs.insert(vi.name);

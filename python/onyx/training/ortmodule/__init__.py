@@ -101,8 +101,9 @@ class _RunInOnyx(torch.autograd.Function):
         # and reused as eager PyTorch's own are (torch's AdamW temporaries take the same memory).
         # The rest stay in onyx's arena: mapped afresh by glibc, they would fault in every step.
         # A .grad that is None (a first step, set_to_none=True) takes onyx's tensor itself.
+        sources = list(zip(graphs.inputs_requiring_grad + graphs.trainable, graphs.gradients))
         into, room = {}, _HEAP_KEPT_BYTES
-        for x, name in zip(graphs.inputs_requiring_grad + graphs.trainable, graphs.gradients):
+        for x, name in sources:
             p = graphs.param_of.get(x)
             size = p.numel() * p.element_size() if p is not None else 0
             if p is not None and p.grad is not None and size <= min(room, _HEAP_RECYCLED_BYTES):
@@ -123,7 +124,7 @@ class _RunInOnyx(torch.autograd.Function):
             results = graphs.backward.run_with_ort_values(None, feeds)
         ctx.stashed = ctx.fed = None  # the activations go now, not when the graph is freed
         grads = [None] * ctx.n_tensors
-        for x, name, v in zip(graphs.inputs_requiring_grad + graphs.trainable, graphs.gradients, results):
+        for (x, name), v in zip(sources, results):
             grads[graphs.position[x]] = into[name] if name in into else _to_torch(v)
         return (None, None) + tuple(grads)
 
