@@ -27,4 +27,21 @@ void input_gradient(const float* x, const float* dy, const float* gamma, float m
 void parameter_gradients(const float* x, const float* dy, const float* mean, const float* inv, int64_t rows,
                          int64_t cols, int64_t c0, int64_t c1, double* dgamma, double* dbeta);
 
+// One row of (Skip)LayerNormalization on AVX-512: v = a + b + bias (b and bias may be null),
+// written to s when s is not null (the fourth output of SkipLayerNormalization), then
+// y = (v - mean) * inv * gamma + beta (beta may be null) with inv = 1 / sqrt(var + epsilon)
+// (population variance, sums in float lanes added in double); mean and inv are returned
+// through the pointers. s may be y; y may be a. Returns false, writing nothing, where the CPU
+// lacks AVX-512.
+bool normalize_row_avx512(const float* a, const float* b, const float* bias, float* s, const float* gamma,
+                          const float* beta, double epsilon, float* y, int64_t n, float* mean, float* inv);
+
+// The whole of LayerNormalizationGrad over float32 rows in one sweep, on AVX-512: per row the
+// mean, variance and the two sums of G = dy * gamma (all over the row kept in L1), dx as for
+// input_gradient, and, where dgamma / dbeta are not null, the column sums of dy * xhat and dy
+// taken in double per block of rows and the blocks added in order (so the result does not
+// depend on the thread count). Returns false, writing nothing, where the CPU lacks AVX-512.
+bool gradient_rows_avx512(const float* x, const float* dy, const float* gamma, int64_t rows, int64_t cols,
+                          double epsilon, float* dx, float* dgamma, float* dbeta);
+
 }  // namespace onyx::layer_norm

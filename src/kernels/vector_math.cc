@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <limits>
 
+#include "kernels/avx512_math.h"
 #include "kernels/target_clones.h"
 
 #if defined(__x86_64__) && defined(__GNUC__)
@@ -177,7 +178,42 @@ ONYX_TARGET_CLONES void weighted_row_sum(const float* __restrict w, const float*
   }
 }
 
+#if ONYX_HAVE_AVX512
+namespace {
+// softmax_row's finite case on 16 lanes: the maximum and a NaN flag in one pass, then
+// exp(x - max) stored and summed, then scaled. Returns false (nothing written) where the
+// maximum is not finite, for softmax_row's definition-following path.
+ONYX_AVX512 bool softmax_row_avx512(const float* x, float* y, int64_t n) {
+  const __m512 minus_inf = _mm512_set1_ps(-std::numeric_limits<float>::infinity());
+  __m512 mx = minus_inf;
+  __mmask16 nan = 0;
+  avx512::for_each_vector(n, [&](int64_t i, __mmask16 k) ONYX_AVX512 {
+    const __m512 v = _mm512_mask_loadu_ps(minus_inf, k, x + i);
+    nan |= _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
+    mx = _mm512_max_ps(mx, v);
+  });
+  const float m = _mm512_reduce_max_ps(mx);
+  if (nan || m == std::numeric_limits<float>::infinity() || m == -std::numeric_limits<float>::infinity()) return false;
+  const __m512 shift = _mm512_set1_ps(m);
+  __m512 acc = _mm512_setzero_ps();
+  avx512::for_each_vector(n, [&](int64_t i, __mmask16 k) ONYX_AVX512 {
+    const __m512 e = avx512::exp_nonpositive(_mm512_sub_ps(_mm512_maskz_loadu_ps(k, x + i), shift));
+    _mm512_mask_storeu_ps(y + i, k, e);
+    acc = _mm512_mask_add_ps(acc, k, acc, e);
+  });
+  const __m512 inv = _mm512_set1_ps(1.0f / _mm512_reduce_add_ps(acc));
+  avx512::for_each_vector(n, [&](int64_t i, __mmask16 k) ONYX_AVX512 {
+    _mm512_mask_storeu_ps(y + i, k, _mm512_mul_ps(_mm512_maskz_loadu_ps(k, y + i), inv));
+  });
+  return true;
+}
+}  // namespace
+#endif
+
 void softmax_row(const float* x, float* y, int64_t n) {
+#if ONYX_HAVE_AVX512
+  if (avx512::available() && softmax_row_avx512(x, y, n)) return;
+#endif
   const float m = row_max(x, n);
   if (m != m || m == std::numeric_limits<float>::infinity() || m == -std::numeric_limits<float>::infinity()) {
     // NaN, +inf (inf - inf) or all -inf: follow the definition in double, element by element.

@@ -11,6 +11,7 @@
 #include <cstdint>
 
 #include "core/parallel.h"
+#include "kernels/avx512_math.h"
 #include "kernels/gelu_common.h"
 #include "kernels/target_clones.h"
 
@@ -62,6 +63,39 @@ ONYX_TARGET_CLONES void gelu_grad_tanh_f32(const float* dy, const float* x, floa
   }
 }
 
+#if ONYX_HAVE_AVX512
+// The loops above on 16 lanes (the same formulas; avx512_math.h's exp, erf and tanh).
+ONYX_AVX512 void gelu_grad_erf_avx512(const float* dy, const float* x, float* dx, int64_t n) {
+  const __m512 half = _mm512_set1_ps(0.5f), inv_sqrt2 = _mm512_set1_ps(float(kInvSqrt2));
+  const __m512 inv_sqrt2pi = _mm512_set1_ps(float(kInvSqrt2Pi)), minus_half = _mm512_set1_ps(-0.5f);
+  avx512::for_each_vector(n, [&](int64_t i, __mmask16 m) ONYX_AVX512 {
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    const __m512 cdf = _mm512_fmadd_ps(half, avx512::erf(_mm512_mul_ps(v, inv_sqrt2)), half);
+    const __m512 pdf = avx512::exp_nonpositive(_mm512_mul_ps(_mm512_mul_ps(v, v), minus_half));
+    const __m512 d = _mm512_fmadd_ps(_mm512_mul_ps(v, pdf), inv_sqrt2pi, cdf);
+    _mm512_mask_storeu_ps(dx + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), d));
+  });
+}
+
+ONYX_AVX512 void gelu_grad_tanh_avx512(const float* dy, const float* x, float* dx, int64_t n) {
+  const __m512 k = _mm512_set1_ps(float(kSqrt2OverPi)), c = _mm512_set1_ps(float(kCubic));
+  const __m512 c3 = _mm512_set1_ps(float(3 * kCubic)), one = _mm512_set1_ps(1.f), half = _mm512_set1_ps(0.5f);
+  const __m512 sign = _mm512_set1_ps(-0.f);
+  avx512::for_each_vector(n, [&](int64_t i, __mmask16 m) ONYX_AVX512 {
+    const __m512 v = _mm512_maskz_loadu_ps(m, x + i);
+    const __m512 v2 = _mm512_mul_ps(v, v);
+    const __m512 u = _mm512_mul_ps(k, _mm512_fmadd_ps(_mm512_mul_ps(c, v2), v, v));
+    const __m512 e = avx512::exp_nonpositive(_mm512_mul_ps(_mm512_set1_ps(-2.f), _mm512_abs_ps(u)));
+    const __m512 inv = _mm512_div_ps(one, _mm512_add_ps(one, e));
+    const __m512 t = _mm512_or_ps(_mm512_mul_ps(_mm512_sub_ps(one, e), inv), _mm512_and_ps(u, sign));
+    const __m512 sech2 = _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(4.f), e), _mm512_mul_ps(inv, inv));
+    const __m512 slope = _mm512_mul_ps(_mm512_mul_ps(half, v), _mm512_mul_ps(sech2, k));
+    const __m512 d = _mm512_fmadd_ps(slope, _mm512_fmadd_ps(c3, v2, one), _mm512_mul_ps(half, _mm512_add_ps(one, t)));
+    _mm512_mask_storeu_ps(dx + i, m, _mm512_mul_ps(_mm512_maskz_loadu_ps(m, dy + i), d));
+  });
+}
+#endif
+
 inline double derivative(GeluKind kind, double x) {
   if (kind == GeluKind::kErf) return 0.5 * (1.0 + std::erf(x * kInvSqrt2)) + x * std::exp(-0.5 * x * x) * kInvSqrt2Pi;
   const double t = std::tanh(kSqrt2OverPi * (x + kCubic * x * x * x));
@@ -70,6 +104,13 @@ inline double derivative(GeluKind kind, double x) {
 
 void gelu_grad(GeluKind kind, const float* dy, const float* x, float* dx, int64_t n) {
   parallel_for(n, 16384, [&](int64_t i0, int64_t i1) {
+#if ONYX_HAVE_AVX512
+    if (avx512::available()) {
+      if (kind == GeluKind::kErf) gelu_grad_erf_avx512(dy + i0, x + i0, dx + i0, i1 - i0);
+      else gelu_grad_tanh_avx512(dy + i0, x + i0, dx + i0, i1 - i0);
+      return;
+    }
+#endif
     if (kind == GeluKind::kErf) gelu_grad_erf_f32(dy + i0, x + i0, dx + i0, i1 - i0);
     else gelu_grad_tanh_f32(dy + i0, x + i0, dx + i0, i1 - i0);
   });

@@ -77,6 +77,13 @@ class LayerNormalizationKernel final : public Kernel {
       parallel_for(rows, std::max<int64_t>(1, 8192 / std::max<int64_t>(cols, 1)), [&](int64_t r0, int64_t r1) {
         for (int64_t r = r0; r < r1; ++r) {
           const float* src = in + r * cols;
+          float avx_mean, avx_inv;
+          if (layer_norm::normalize_row_avx512(src, nullptr, nullptr, nullptr, gamma, beta, eps, out + r * cols, cols,
+                                               &avx_mean, &avx_inv)) {
+            if (mean_out) mean_out[r] = avx_mean;
+            if (inv_out) inv_out[r] = avx_inv;
+            continue;
+          }
           const float mean = layer_norm::sum(src, cols) / float(cols);
           const float var = layer_norm::square_deviation(src, mean, cols) / float(cols);
           const float inv = float(1.0 / std::sqrt(double(var) + eps));

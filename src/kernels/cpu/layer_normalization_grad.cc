@@ -6,8 +6,9 @@
 //   dX = inv_std * (G - mean(G) - xhat * mean(G * xhat))
 // and over the rows: dScale = sum(dY * xhat), dBias = sum(dY) (outputs 1 and 2, optional).
 // Row sums in 16 float lanes, added in double. float32 only (the gradient rule falls back to
-// plain ops otherwise). Pass one: rows in parallel (dX, and each row's mean and inv_std kept); pass
-// two: columns in parallel for dScale and dBias, so every sum has one fixed order.
+// plain ops otherwise). On AVX-512, one sweep (layer_norm::gradient_rows_avx512). Elsewhere,
+// pass one: rows in parallel (dX, and each row's mean and inv_std kept); pass two: columns in
+// parallel for dScale and dBias. Either way every sum has one fixed order.
 #include <cmath>
 #include <vector>
 
@@ -69,10 +70,21 @@ class LayerNormalizationGradKernel final : public Kernel {
       return invalid_argument("LayerNormalizationGrad: Scale ", scale.describe(), " must have the shape ", shape_to_string(cols_shape));
     const int64_t cols = scale.numel(), rows = cols ? x.numel() / cols : 0;
     ONYX_ASSIGN_OR_RETURN(Tensor * dx, ctx.allocate_output_uninitialized(0, DataType::kFloat, x.shape()));
+    Tensor* dscale = nullptr;
+    Tensor* dbias = nullptr;
+    if (ctx.output_requested(1)) {
+      ONYX_ASSIGN_OR_RETURN(dscale, ctx.allocate_output_uninitialized(1, DataType::kFloat, cols_shape));
+    }
+    if (ctx.output_requested(2)) {
+      ONYX_ASSIGN_OR_RETURN(dbias, ctx.allocate_output_uninitialized(2, DataType::kFloat, cols_shape));
+    }
     const float* pdy = dy.data<float>();
     const float* px = x.data<float>();
     const float* ps = scale.data<float>();
     float* pdx = dx->data<float>();
+    float* pds = dscale ? dscale->data<float>() : nullptr;
+    float* pdb = dbias ? dbias->data<float>() : nullptr;
+    if (layer_norm::gradient_rows_avx512(px, pdy, ps, rows, cols, epsilon_, pdx, pds, pdb)) return Status::Ok();
     std::vector<float> mean(static_cast<size_t>(rows)), inv_std(static_cast<size_t>(rows));
     const double eps = epsilon_;
     parallel_for(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(cols, 1)), [&](int64_t r0, int64_t r1) {
@@ -91,17 +103,7 @@ class LayerNormalizationGradKernel final : public Kernel {
         inv_std[size_t(r)] = s;
       }
     });
-    Tensor* dscale = nullptr;
-    Tensor* dbias = nullptr;
-    if (ctx.output_requested(1)) {
-      ONYX_ASSIGN_OR_RETURN(dscale, ctx.allocate_output_uninitialized(1, DataType::kFloat, cols_shape));
-    }
-    if (ctx.output_requested(2)) {
-      ONYX_ASSIGN_OR_RETURN(dbias, ctx.allocate_output_uninitialized(2, DataType::kFloat, cols_shape));
-    }
     if (!dscale && !dbias) return Status::Ok();
-    float* pds = dscale ? dscale->data<float>() : nullptr;
-    float* pdb = dbias ? dbias->data<float>() : nullptr;
     parallel_for(cols, 64, [&](int64_t c0, int64_t c1) {
       std::vector<double> acc_s(size_t(c1 - c0), 0.0), acc_b(size_t(c1 - c0), 0.0);
       layer_norm::parameter_gradients(px, pdy, mean.data(), inv_std.data(), rows, cols, c0, c1,

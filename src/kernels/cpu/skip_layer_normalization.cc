@@ -133,6 +133,13 @@ class SkipLayerNormalizationKernel final : public Kernel {
       if constexpr (std::is_same_v<T, float>) {
         parallel_for(rows, grain, [&](int64_t r0, int64_t r1) {
           for (int64_t r = r0; r < r1; ++r) {
+            float avx_mean, avx_inv;
+            if (layer_norm::normalize_row_avx512(xp + r * hidden, sp + (r % skip_rows) * hidden, biasp,
+                                                 sump ? sump + r * hidden : nullptr, gp, bp, eps, yp + r * hidden,
+                                                 hidden, &avx_mean, &avx_inv)) {
+              stats(r, avx_mean, avx_inv);
+              continue;
+            }
             float* s = sump ? sump + r * hidden : yp + r * hidden;
             const float mean = add_row(xp + r * hidden, sp + (r % skip_rows) * hidden, biasp, s, hidden) / float(hidden);
             const float var = layer_norm::square_deviation(s, mean, hidden) / float(hidden);
