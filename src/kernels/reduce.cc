@@ -1,5 +1,6 @@
 #include "kernels/reduce.h"
 
+#include "kernels/avx512_math.h"
 #include "kernels/target_clones.h"
 
 namespace onyx {
@@ -49,12 +50,53 @@ ONYX_TARGET_CLONES void accumulate_as_double(const float* row, double* acc, int6
   for (int64_t i = 0; i < n; ++i) acc[i] += double(row[i]);
 }
 
+#if ONYX_HAVE_AVX512
+// out[i] = float(sum over r < rows, in order, of double(in[r * stride + i]) / divisor) for i < n
+// (n <= 64): the double sums kept in eight registers while the rows stream past.
+ONYX_AVX512 void column_sums_avx512(const float* in, int64_t rows, int64_t stride, int64_t n, float* out, double divisor) {
+  __m512d acc[8];
+  for (auto& a : acc) a = _mm512_setzero_pd();
+  __mmask16 mask[4];
+  for (int q = 0; q < 4; ++q) mask[q] = avx512::first_lanes(std::max<int64_t>(0, n - 16 * q));
+  for (int64_t r = 0; r < rows; ++r) {
+    const float* row = in + r * stride;
+#pragma GCC unroll 4
+    for (int q = 0; q < 4; ++q) {
+      const __m512 v = _mm512_maskz_loadu_ps(mask[q], row + 16 * q);
+      acc[2 * q] = _mm512_add_pd(acc[2 * q], _mm512_cvtps_pd(_mm512_castps512_ps256(v)));
+      acc[2 * q + 1] = _mm512_add_pd(acc[2 * q + 1], _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1)));
+    }
+  }
+  const __m512d d = _mm512_set1_pd(divisor);
+  for (int q = 0; q < 4; ++q) {
+    const __m256 lo = _mm512_cvtpd_ps(_mm512_div_pd(acc[2 * q], d)), hi = _mm512_cvtpd_ps(_mm512_div_pd(acc[2 * q + 1], d));
+    _mm512_mask_storeu_ps(out + 16 * q, mask[q], _mm512_insertf32x8(_mm512_castps256_ps512(lo), hi, 1));
+  }
+}
+#endif
+
 }  // namespace
 
 bool sum_contiguous_kept_float(const ReducePlan& plan, const float* in, float* out, double divisor) {
   if (plan.reduce_count == 0 || plan.kept_dims.empty() || plan.kept_strides.back() != 1) return false;
   const int64_t width = plan.kept_dims.back();
   if (width < 16) return false;
+#if ONYX_HAVE_AVX512
+  if (avx512::available() && plan.red_dims.size() == 1) {
+    // One reduced run per output (a [rows, width] matrix per block): columns in runs of 64.
+    const int64_t blocks = plan.out_count / width, runs = (width + 63) / 64;
+    const int64_t rows = plan.red_dims[0], stride = plan.red_strides[0];
+    parallel_for(blocks * runs, std::max<int64_t>(1, 16384 / (rows * 64)), [&](int64_t begin, int64_t end) {
+      ReduceCursor cur(plan);
+      for (int64_t t = begin; t < end; ++t) {
+        const int64_t block = t / runs, first = (t % runs) * 64;
+        column_sums_avx512(in + cur.base(block * width) + first, rows, stride, std::min<int64_t>(64, width - first),
+                           out + block * width + first, divisor);
+      }
+    });
+    return true;
+  }
+#endif
   constexpr int64_t kRun = 256;  // outputs summed together: their double sums fit in L1
   const int64_t blocks = plan.out_count / width, runs_per_block = (width + kRun - 1) / kRun;
   const int64_t grain = std::max<int64_t>(1, 32768 / (plan.reduce_count * kRun));

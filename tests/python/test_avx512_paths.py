@@ -1,5 +1,5 @@
 """The AVX-512 loops of Softmax, Gelu / FastGelu, GeluGrad, LayerNormalization,
-SkipLayerNormalization and LayerNormalizationGrad
+SkipLayerNormalization, LayerNormalizationGrad and the column sums of ReduceSum / ReduceMean
 (kernels/avx512_math.h) against float64 written out in numpy, and against the portable loops
 that other CPUs run: each case runs in two fresh processes, one with ONYX_AVX512=0. Lengths
 leave vector tails; LayerNormalizationGrad spans several of its 64-row blocks and must give
@@ -57,7 +57,19 @@ out["skip_ln"], out["skip_ln_sum"] = run(
     ["y", "", "", "sum"], domain="com.microsoft", epsilon=1e-5)
 out["skip_ln_alone"] = run("SkipLayerNormalization", {"x": rows, "skip": skip, "gamma": scale}, ["y"],
                            domain="com.microsoft", epsilon=1e-5)[0]
-inputs = dict(rows=rows, skip=skip, bias=bias, scores=scores, x=x, dy=dy, ln_dy=ln_dy, ln_x=ln_x, scale=scale)
+def run_reduce(op, x, axes):
+    node = helper.make_node(op, ["x", "axes"], ["y"], keepdims=0)
+    graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", F, list(x.shape))],
+                              [helper.make_tensor_value_info("y", F, None)],
+                              [helper.make_tensor(name="axes", data_type=TensorProto.INT64, dims=[len(axes)], vals=axes)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 18)])
+    model.ir_version = 8
+    return onyx.InferenceSession(model.SerializeToString()).run(None, {"x": x})[0]
+
+columns = g.standard_normal((5, 7, 150)).astype(np.float32)
+out["reduce_sum"] = run_reduce("ReduceSum", columns, [0, 1])
+out["reduce_mean"] = run_reduce("ReduceMean", columns, [0, 1])
+inputs = dict(columns=columns, rows=rows, skip=skip, bias=bias, scores=scores, x=x, dy=dy, ln_dy=ln_dy, ln_x=ln_x, scale=scale)
 np.savez(sys.argv[1], **out, **{"in_" + k: v for k, v in inputs.items()})
 '''
 
@@ -113,6 +125,8 @@ def expected(r):
     want["skip_ln_sum"] = rows + skip + sc
     want["skip_ln"] = normalized(rows + skip + sc, bias)
     want["skip_ln_alone"] = normalized(rows + skip, 0)
+    columns = r["in_columns"].astype(np.float64)
+    want["reduce_sum"], want["reduce_mean"] = columns.sum(axis=(0, 1)), columns.mean(axis=(0, 1))
     return want
 
 
@@ -133,3 +147,5 @@ def test_the_paths_agree_and_the_layer_norm_gradient_is_the_same_at_any_thread_c
         for part in ("dx", "dscale", "dbias"):
             np.testing.assert_array_equal(r[f"ln_{part}_1"], r[f"ln_{part}_2"])
         np.testing.assert_array_equal(r["ln_dx_only"], r["ln_dx_1"])
+    for name in ("reduce_sum", "reduce_mean"):  # the same double sums in the same order on both paths
+        np.testing.assert_array_equal(on[name], off[name])
