@@ -69,4 +69,14 @@ Status HeadProducts::context(const float* p, const float* v, int64_t ldv, float*
   return run(*entry, p, v, o);
 }
 
+Status HeadProducts::context_transposed(const float* p, const float* v, int64_t ldv, float* o, int64_t ldo,
+                                        int64_t heads, int64_t seq, int64_t len, int64_t hv) const {
+  // P^T as [heads, len, seq] (a transposed view of each head's dense [seq, len] block).
+  const std::vector<int64_t> key{2, heads, seq, len, hv, ldv, ldo};
+  ONYX_ASSIGN_OR_RETURN(auto entry, entry_for(key, strided(heads, len, seq, seq * len, 1, len),
+                                              strided(heads, seq, hv, hv, ldv, 1), strided(heads, len, hv, hv, ldo, 1),
+                                              1.0f));
+  return run(*entry, p, v, o);
+}
+
 }  // namespace onyx::onednn

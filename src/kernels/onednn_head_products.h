@@ -4,6 +4,8 @@
 //
 //   scores:  P[n, s, l] = scale * sum_j Q[s, n*h + j] * K[l, n*h + j]      P: [heads, seq, len], dense
 //   context: O[s, n*hv + j] = sum_l P[n, s, l] * V[l, n*hv + j]
+//   context_transposed: O[l, n*hv + j] = sum_s P[n, s, l] * V[s, n*hv + j]   (P^T V per head:
+//            the key and value gradients of training's AttentionCoreGrad)
 //
 // Q, K, V and O are row-major with leading dims ldq, ldk, ldv, ldo (elements). Primitives are
 // cached per shape (bounded); both calls are thread-safe. Errors from oneDNN come back as
@@ -27,6 +29,8 @@ class HeadProducts {
                 int64_t len, int64_t h, float scale) const;
   Status context(const float* p, const float* v, int64_t ldv, float* o, int64_t ldo, int64_t heads, int64_t seq,
                  int64_t len, int64_t hv) const;
+  Status context_transposed(const float* p, const float* v, int64_t ldv, float* o, int64_t ldo, int64_t heads,
+                            int64_t seq, int64_t len, int64_t hv) const;
 
  private:
   struct Entry {

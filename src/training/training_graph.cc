@@ -8,6 +8,7 @@
 #include "optimizer/pass.h"
 #include "optimizer/pass_manager.h"
 #include "optimizer/patch.h"
+#include "training/attention_core_fusion.h"
 #include "training/gradient_builder.h"
 #include "training/product_scale_folding.h"
 #include "training/transpose_folding.h"
@@ -126,8 +127,9 @@ void place_after_producers(ir::Graph& g, size_t first) {
 // shape logic; then the exported GELU patterns (erf and tanh forms) are fused into
 // com.microsoft Gelu and FastGelu, whose gradient is one GeluGrad node that keeps only X for
 // the backward pass. `keep` names values that must survive (BatchNormalization's running-stat
-// outputs); they are graph outputs while the passes run. `onyx_ops`: also fold bias Adds into
-// onyx's own FusedMatMulBias (the training model only: the eval model may leave onyx). The model
+// outputs); they are graph outputs while the passes run. `onyx_ops`: also fuse attention cores
+// into onyx's AttentionCore and fold bias Adds into onyx's own FusedMatMulBias (the training
+// model only: the eval model may leave onyx). The model
 // is left as it was when anything fails.
 void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, bool onyx_ops) {
   std::vector<std::shared_ptr<const optimizer::Pass>> fusions;
@@ -145,6 +147,7 @@ void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, b
                                   {optimizer::Phase::kFuse, fusions}});
   auto report = manager.run(work, types, /*log_level=*/3);
   if (!report.ok() || !report->skipped.empty()) return;
+  if (onyx_ops) fuse_attention_cores(work);
   fold_transposes_into_products(work, /*fold_biases=*/onyx_ops);
   fold_scales_into_products(work);
   work.graph.outputs.resize(outputs);

@@ -1,0 +1,116 @@
+// AttentionCoreGrad (ai.onyx.training): the gradients of AttentionCore's inputs from dY
+// [B, S, N*Hv], AttentionCore's inputs and its probs P [B, N, S, L]: inputs (dY, query, key,
+// value, P) give outputs (dQ, dK, dV); inputs (dY, packed query | key | value, P) give one
+// packed output [B, S, 3*N*H] with dQ | dK | dV side by side in each row. Per batch item and
+// head, with G the gradient of the scaled scores:
+//   dP = dY_n V_n^T;   G = P * (dP - rowsum(dP * P)) * scale   (softmax's gradient, in place)
+//   dQ_n = G K_n;   dK_n = G^T Q_n;   dV_n = P^T dY_n
+// written into head n's columns of the outputs: four oneDNN batched matmuls over strided views
+// per batch item. float32.
+#include "core/parallel.h"
+#include "kernels/attention_core_common.h"
+#include "kernels/onednn_head_products.h"
+#include "kernels/target_clones.h"
+
+namespace onyx {
+namespace {
+
+// g = p * (g - sum(g * p)) * scale over one row of n; the dot product in 16 float lanes added
+// in double.
+ONYX_TARGET_CLONES void scaled_softmax_grad_row(float* g, const float* p, int64_t n, float scale) {
+  constexpr int kLanes = 16;
+  float acc[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int k = 0; k < kLanes; ++k) acc[k] += g[j + k] * p[j + k];
+  double dot = 0;
+  for (int k = 0; k < kLanes; ++k) dot += acc[k];
+  for (; j < n; ++j) dot += double(g[j]) * p[j];
+  const float s = float(dot);
+  for (int64_t i = 0; i < n; ++i) g[i] = p[i] * (g[i] - s) * scale;
+}
+
+class AttentionCoreGradKernel final : public Kernel {
+ public:
+  Status prepare(const KernelInfo& info) override {
+    ONYX_ASSIGN_OR_RETURN(attrs_, AttentionCoreAttributes::read(info, "AttentionCoreGrad"));
+    if (info.num_inputs() != 3 && info.num_inputs() != 5)
+      return invalid_model("AttentionCoreGrad takes dY, query, key, value and probs, or dY, one packed input and "
+                           "probs; got ", info.num_inputs(), " inputs");
+    return Status::Ok();
+  }
+
+  Status compute(KernelContext& ctx) const override {
+    const bool packed = ctx.num_inputs() == 3;
+    const int64_t heads = attrs_.heads;
+    ONYX_ASSIGN_OR_RETURN(const AttentionCoreDims d,
+                          attention_core_dims("AttentionCoreGrad", ctx, 1, packed ? 1 : 3, heads));
+    const Tensor& dy = ctx.input(0);
+    const Tensor& probs = ctx.input(packed ? 2 : 4);
+    if (!dy.defined() || dy.dtype() != DataType::kFloat || dy.shape() != Shape{d.batch, d.seq, d.dv} ||
+        !probs.defined() || probs.dtype() != DataType::kFloat || probs.shape() != Shape{d.batch, heads, d.seq, d.len})
+      return invalid_argument("AttentionCoreGrad: dY ", dy.describe(), " and probs ", probs.describe(), " must be [",
+                              d.batch, ", ", d.seq, ", ", d.dv, "] and [", d.batch, ", ", heads, ", ", d.seq, ", ",
+                              d.len, "] float32 for these inputs");
+    // Degenerate dims (no row, key or head width) leave zeros, as the empty products would.
+    const bool whole = d.batch > 0 && d.seq > 0 && d.len > 0 && d.h > 0 && d.hv > 0;
+    auto output = [&](int i, const Shape& shape) {
+      return whole ? ctx.allocate_output_uninitialized(i, DataType::kFloat, shape)
+                   : ctx.allocate_output(i, DataType::kFloat, shape);
+    };
+    float *dq = nullptr, *dk = nullptr, *dv = nullptr;
+    if (packed) {
+      ONYX_ASSIGN_OR_RETURN(Tensor * t, output(0, ctx.input(1).shape()));
+      dq = t->data<float>() + d.q_off;
+      dk = t->data<float>() + d.k_off;
+      dv = t->data<float>() + d.v_off;
+    } else {
+      ONYX_ASSIGN_OR_RETURN(Tensor * tq, output(0, ctx.input(1).shape()));
+      ONYX_ASSIGN_OR_RETURN(Tensor * tk, output(1, ctx.input(2).shape()));
+      ONYX_ASSIGN_OR_RETURN(Tensor * tv, output(2, ctx.input(3).shape()));
+      dq = tq->data<float>();
+      dk = tk->data<float>();
+      dv = tv->data<float>();
+    }
+    const float* qp = ctx.input(1).data<float>() + d.q_off;
+    const float* kp = ctx.input(packed ? 1 : 2).data<float>() + d.k_off;
+    const float* vp = ctx.input(packed ? 1 : 3).data<float>() + d.v_off;
+    const int64_t block = heads * d.seq * d.len;
+    if (!whole) {
+      // Only dV can be non-zero here (P^T dY with empty heads of Q and K).
+      if (d.batch > 0 && d.seq > 0 && d.len > 0 && d.hv > 0)
+        for (int64_t b = 0; b < d.batch; ++b)
+          ONYX_RETURN_IF_ERROR(head_products_.context_transposed(probs.data<float>() + b * block,
+                                                                 dy.data<float>() + b * d.seq * d.dv, d.dv,
+                                                                 dv + b * d.v_batch, d.ldv, heads, d.seq, d.len, d.hv));
+      return Status::Ok();
+    }
+    ONYX_ASSIGN_OR_RETURN(Tensor g, ctx.allocate_scratch(DataType::kFloat, {heads, d.seq, d.len}));
+    float* gp = g.data<float>();
+    for (int64_t b = 0; b < d.batch; ++b) {
+      const float* pb = probs.data<float>() + b * block;
+      const float* dyb = dy.data<float>() + b * d.seq * d.dv;
+      ONYX_RETURN_IF_ERROR(head_products_.scores(dyb, d.dv, vp + b * d.v_batch, d.ldv, gp, heads, d.seq, d.len, d.hv, 1.f));
+      parallel_for(heads * d.seq, std::max<int64_t>(1, 16384 / d.len), [&](int64_t r0, int64_t r1) {
+        for (int64_t r = r0; r < r1; ++r) scaled_softmax_grad_row(gp + r * d.len, pb + r * d.len, d.len, attrs_.scale);
+      });
+      ONYX_RETURN_IF_ERROR(
+          head_products_.context(gp, kp + b * d.k_batch, d.ldk, dq + b * d.q_batch, d.ldq, heads, d.seq, d.len, d.h));
+      ONYX_RETURN_IF_ERROR(head_products_.context_transposed(gp, qp + b * d.q_batch, d.ldq, dk + b * d.k_batch, d.ldk,
+                                                             heads, d.seq, d.len, d.h));
+      ONYX_RETURN_IF_ERROR(head_products_.context_transposed(pb, dyb, d.dv, dv + b * d.v_batch, d.ldv, heads, d.seq,
+                                                             d.len, d.hv));
+    }
+    return Status::Ok();
+  }
+
+ private:
+  AttentionCoreAttributes attrs_;
+  onednn::HeadProducts head_products_;
+};
+
+}  // namespace
+
+ONYX_REGISTER_KERNEL("ai.onyx.training", "AttentionCoreGrad", 1, kLatestOpset, AttentionCoreGradKernel);
+
+}  // namespace onyx
