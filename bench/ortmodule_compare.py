@@ -7,8 +7,10 @@ dropout off) on the module itself and on ORTModule(module):
         [--steps 20] [--warmup 3] [--rss-steps 0] [--fused-adam]
 
 Each side's figure is its best configuration of the same loop: AdamW with foreach off and on
-(the multi-tensor form), each also with OMP_WAIT_POLICY=PASSIVE at 2 threads or more; the
-fastest is shown, with the configuration that gave it. --fused-adam gives ORTModule's loop
+(the multi-tensor form), each also with glibc keeping freed heap (MALLOC_TRIM_THRESHOLD_ 1 GiB,
+MALLOC_MMAP_THRESHOLD_ 32 MiB: what ORTModule sets for its own process) and, at 2 threads or
+more, with OMP_WAIT_POLICY=PASSIVE; the fastest is shown, with the configuration that gave it.
+--fused-adam gives ORTModule's loop
 onyx.training.optim.FusedAdam in ADAMW_TORCH mode (the same update, one native pass) instead of
 torch's AdamW: one changed line in the user's loop.
 
@@ -115,9 +117,13 @@ def main():
             # runs FusedAdam only.
             ours = ["ortmodule-fused"] if a.fused_adam else ["ortmodule", "ortmodule-foreach"]
             kinds = ["torch", "torch-foreach"] + ours
-            configs = [(k, {}) for k in kinds]
+            # Each also with glibc told to keep freed heap (what ORTModule sets for its process,
+            # here by environment for both sides): without it a step's freed memory at the
+            # heap's top may go back to the system and fault in again the next step.
+            keep_heap = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
+            configs = [(k, {}) for k in kinds] + [(k, dict(keep_heap)) for k in kinds]
             if threads > 1:
-                configs += [(k, {"OMP_WAIT_POLICY": "PASSIVE"}) for k in kinds]
+                configs += [(k, dict(e, OMP_WAIT_POLICY="PASSIVE")) for k, e in list(configs)]
             for worker_kind, extra in configs:
                 kind = "ortmodule" if worker_kind.startswith("ortmodule") else "torch"
                 env = dict(os.environ, OMP_NUM_THREADS=str(threads), **extra)
@@ -128,7 +134,8 @@ def main():
                 if out.returncode != 0:
                     sys.exit(f"{name} {kind} worker failed:\n{out.stderr[-3000:]}")
                 r = json.loads(out.stdout.strip().splitlines()[-1])
-                r["note"] = " (" + ", ".join(([] if not extra else ["PASSIVE"]) +
+                r["note"] = " (" + ", ".join((["PASSIVE"] if "OMP_WAIT_POLICY" in extra else []) +
+                                             (["heap kept"] if "MALLOC_TRIM_THRESHOLD_" in extra else []) +
                                              (["foreach"] if worker_kind.endswith("-foreach") else [])) + ")"
                 r["note"] = "" if r["note"] == " ()" else r["note"]
                 if kind not in res or r["median_ms"] < res[kind]["median_ms"]:

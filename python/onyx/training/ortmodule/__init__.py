@@ -12,6 +12,9 @@ gradients to the backward graph and hands the gradients of the inputs and parame
 torch, which accumulates them into `.grad` as usual. Parameters are read from the module at
 every call and tensors cross between torch and onyx through DLPack, without copies. When the
 graphs must be rebuilt is _graph_transitions' business."""
+import ctypes
+import os
+
 import torch
 
 from onyx.training.ortmodule import _io
@@ -49,6 +52,37 @@ class DebugOptions:
 # past them (a GPT-2-small-like model's 340 MB of small gradients) every step faults them in again.
 _HEAP_RECYCLED_BYTES = 32 << 20  # per gradient
 _HEAP_KEPT_BYTES = 64 << 20  # all of one backward's
+
+# glibc gives the free memory at its heap's top back to the system once it passes the trim
+# threshold, and a training step that frees more than that at the top (its gradients, torch's
+# optimizer temporaries) faults the same pages in again on the next step: thousands of page
+# faults a step, tens of milliseconds, depending on where the step's blocks happen to lie
+# (bench/RESULTS.md, twelfth session). So the first ORTModule fixes glibc's thresholds for the
+# process: blocks up to 32 MiB from the heap (where the dynamic threshold ends anyway) and up to
+# 1 GiB of free heap kept (M_TRIM_THRESHOLD), as a training loop wants. Left alone where the
+# environment sets them (MALLOC_TRIM_THRESHOLD_, MALLOC_MMAP_THRESHOLD_, GLIBC_TUNABLES), with
+# ONYX_ORTMODULE_KEEP_HEAP=0, and off glibc.
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+_KEPT_HEAP_BYTES = 1 << 30
+_heap_kept = False
+
+
+def _keep_heap():
+    global _heap_kept
+    if _heap_kept:
+        return
+    _heap_kept = True
+    if os.environ.get("ONYX_ORTMODULE_KEEP_HEAP") == "0" or any(
+            v in os.environ for v in ("MALLOC_TRIM_THRESHOLD_", "MALLOC_MMAP_THRESHOLD_", "GLIBC_TUNABLES")):
+        return
+    try:
+        libc = ctypes.CDLL(None)
+        if not hasattr(libc, "gnu_get_libc_version"):
+            return
+        libc.mallopt(_M_MMAP_THRESHOLD, _HEAP_RECYCLED_BYTES)
+        libc.mallopt(_M_TRIM_THRESHOLD, _KEPT_HEAP_BYTES)
+    except (OSError, AttributeError):
+        pass
 
 
 def _to_onyx(t):
@@ -139,6 +173,7 @@ class ORTModule(torch.nn.Module):
             raise TypeError("ORTModule: the module is an ORTModule already")
         self._original_module = module
         self._transitions = GraphTransitionManager(module, debug_options)
+        _keep_heap()
 
     @property
     def module(self):
