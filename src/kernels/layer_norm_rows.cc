@@ -81,8 +81,7 @@ ONYX_AVX512 inline double lanes_in_double(__m512 v) {
                                             _mm512_cvtps_pd(_mm512_extractf32x8_ps(v, 1))));
 }
 
-// Adds the float partial sums of a block, part[0, cols), into the block's double sums and
-// clears them.
+// Writes a block's float partial sums, part[0, cols), as its double sums and clears them.
 inline void flush_partials(float* part, double* sums, int64_t cols) {
   for (int64_t j = 0; j < cols; ++j) {
     sums[j] = double(part[j]);

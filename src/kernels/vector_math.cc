@@ -121,6 +121,18 @@ ONYX_TARGET_CLONES void exp_loop(const float* x, float* y, int64_t n) {
 
 void exp(const float* x, float* y, int64_t n) { exp_loop(x, y, n); }
 
+ONYX_TARGET_CLONES void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, float scale) {
+  float acc[kLanes] = {};
+  int64_t j = 0;
+  for (; j + kLanes <= n; j += kLanes)
+    for (int k = 0; k < kLanes; ++k) acc[k] += dy[j + k] * y[j + k];
+  double dot = 0;
+  for (int k = 0; k < kLanes; ++k) dot += acc[k];
+  for (; j < n; ++j) dot += double(dy[j]) * y[j];
+  const float d = float(dot);
+  for (int64_t i = 0; i < n; ++i) dx[i] = y[i] * (dy[i] - d) * scale;
+}
+
 ONYX_TARGET_CLONES float dot(const float* a, const float* b, int64_t n) {
   float part[kLanes] = {};
   int64_t i = 0;

@@ -19,6 +19,10 @@ void softmax_row(const float* x, float* y, int64_t n);
 // One row of log-softmax: y = x - max(x) - log(sum(exp(x - max(x)))). n >= 1.
 void log_softmax_row(const float* x, float* y, int64_t n);
 
+// One row of softmax's gradient from its output y: dx = y * (dy - sum(dy * y)) * scale, the sum
+// in 16 float lanes added in double. dx may be dy.
+void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n, float scale = 1.f);
+
 // sum_i a[i] * b[i], in 16 partial sums (added in lane order, then the tail).
 float dot(const float* a, const float* b, int64_t n);
 

@@ -10,25 +10,10 @@
 #include "core/parallel.h"
 #include "kernels/attention_core_common.h"
 #include "kernels/onednn_head_products.h"
-#include "kernels/target_clones.h"
+#include "kernels/vector_math.h"
 
 namespace onyx {
 namespace {
-
-// g = p * (g - sum(g * p)) * scale over one row of n; the dot product in 16 float lanes added
-// in double.
-ONYX_TARGET_CLONES void scaled_softmax_grad_row(float* g, const float* p, int64_t n, float scale) {
-  constexpr int kLanes = 16;
-  float acc[kLanes] = {};
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int k = 0; k < kLanes; ++k) acc[k] += g[j + k] * p[j + k];
-  double dot = 0;
-  for (int k = 0; k < kLanes; ++k) dot += acc[k];
-  for (; j < n; ++j) dot += double(g[j]) * p[j];
-  const float s = float(dot);
-  for (int64_t i = 0; i < n; ++i) g[i] = p[i] * (g[i] - s) * scale;
-}
 
 class AttentionCoreGradKernel final : public Kernel {
  public:
@@ -92,7 +77,8 @@ class AttentionCoreGradKernel final : public Kernel {
       const float* dyb = dy.data<float>() + b * d.seq * d.dv;
       ONYX_RETURN_IF_ERROR(head_products_.scores(dyb, d.dv, vp + b * d.v_batch, d.ldv, gp, heads, d.seq, d.len, d.hv, 1.f));
       parallel_for(heads * d.seq, std::max<int64_t>(1, 16384 / d.len), [&](int64_t r0, int64_t r1) {
-        for (int64_t r = r0; r < r1; ++r) scaled_softmax_grad_row(gp + r * d.len, pb + r * d.len, d.len, attrs_.scale);
+        for (int64_t r = r0; r < r1; ++r)
+          vec::softmax_grad_row(gp + r * d.len, pb + r * d.len, gp + r * d.len, d.len, attrs_.scale);
       });
       ONYX_RETURN_IF_ERROR(
           head_products_.context(gp, kp + b * d.k_batch, d.ldk, dq + b * d.q_batch, d.ldq, heads, d.seq, d.len, d.h));

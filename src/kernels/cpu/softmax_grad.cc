@@ -6,23 +6,10 @@
 
 #include "core/parallel.h"
 #include "kernels/kernel.h"
-#include "kernels/target_clones.h"
+#include "kernels/vector_math.h"
 
 namespace onyx {
 namespace {
-
-ONYX_TARGET_CLONES void softmax_grad_row(const float* dy, const float* y, float* dx, int64_t n) {
-  constexpr int kLanes = 16;
-  float acc[kLanes] = {};
-  int64_t j = 0;
-  for (; j + kLanes <= n; j += kLanes)
-    for (int k = 0; k < kLanes; ++k) acc[k] += dy[j + k] * y[j + k];
-  double dot = 0;
-  for (int k = 0; k < kLanes; ++k) dot += acc[k];
-  for (; j < n; ++j) dot += double(dy[j]) * y[j];
-  const float d = float(dot);
-  for (int64_t i = 0; i < n; ++i) dx[i] = y[i] * (dy[i] - d);
-}
 
 class SoftmaxGradKernel final : public Kernel {
  public:
@@ -40,7 +27,7 @@ class SoftmaxGradKernel final : public Kernel {
     const float* py = y.data<float>();
     float* pdx = dx->data<float>();
     parallel_for(rows, std::max<int64_t>(1, 16384 / std::max<int64_t>(cols, 1)), [&](int64_t r0, int64_t r1) {
-      for (int64_t r = r0; r < r1; ++r) softmax_grad_row(pdy + r * cols, py + r * cols, pdx + r * cols, cols);
+      for (int64_t r = r0; r < r1; ++r) vec::softmax_grad_row(pdy + r * cols, py + r * cols, pdx + r * cols, cols);
     });
     return Status::Ok();
   }
