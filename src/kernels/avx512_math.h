@@ -12,6 +12,8 @@
 //     polynomial as vector_math.cc's scalar loop.
 //   erf: absolute error below 1e-7 (gelu_common.h's rational function, clamped to [-4, 4]).
 //   tanh: absolute error below 3e-7 (gelu_common.h's rational function).
+//   Unlike the scalar forms, erf, tanh and exp_nonpositive turn a NaN into a finite value (the
+//   clamps keep their bound); their callers multiply by x, which brings the NaN back.
 #pragma once
 
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
