@@ -4,7 +4,7 @@
 dropout off) on the module itself and on ORTModule(module):
 
     /usr/bin/python3 bench/ortmodule_compare.py [--models mlp,bert,gpt2,resnet18] [--threads 1,2]
-        [--steps 20] [--warmup 3] [--rss-steps 0] [--fused-adam]
+        [--steps 20] [--warmup 3] [--rss-steps 0] [--fused-adam] [--device cpu|cuda]
 
 Each side's figure is its best configuration of the same loop: AdamW with foreach off and on
 (the multi-tensor form), each also with glibc keeping freed heap (MALLOC_TRIM_THRESHOLD_ 1 GiB,
@@ -21,6 +21,10 @@ median step (forward + backward + optimizer step), the peak RSS, and the largest
 difference over the steps. --rss-steps N also runs N more ORTModule
 steps and prints the RSS after the warm-up and at the end (flat memory). Models as in
 bench/training_compare.py; both runtimes flush denormals (PyTorch: torch.set_flush_denormal).
+
+--device cuda puts the module and its batches on the GPU (ORTModule then runs onyx's CUDA
+provider); a step is timed to torch.cuda.synchronize(), and each side runs AdamW with foreach
+off and on only (the host allocator and OpenMP settings do not apply).
 """
 import argparse
 import json
@@ -38,7 +42,7 @@ def rss_mb(field="VmRSS"):
         return next(int(line.split()[1]) for line in f if line.startswith(field)) / 1024
 
 
-def worker(name, kind, threads, steps, warmup, rss_steps):
+def worker(name, kind, threads, steps, warmup, rss_steps, device):
     import numpy as np
     import torch
 
@@ -49,9 +53,10 @@ def worker(name, kind, threads, steps, warmup, rss_steps):
     torch.set_flush_denormal(True)
     torch.manual_seed(0)
     net, _, batch_of = training_models.MODELS[name]()
-    net.train()
+    net.to(device).train()
     g = np.random.default_rng(1)
-    data = [tuple(torch.from_numpy(a) for a in batch_of(g)) for _ in range(4)]
+    data = [tuple(torch.from_numpy(a).to(device) for a in batch_of(g)) for _ in range(4)]
+    wait = torch.cuda.synchronize if device == "cuda" else (lambda: None)
     module = net
     if kind.startswith("ortmodule"):
         from onyx.training.ortmodule import ORTModule
@@ -74,6 +79,7 @@ def worker(name, kind, threads, steps, warmup, rss_steps):
         loss = torch.nn.functional.cross_entropy(module(x), y)
         loss.backward()
         opt.step()
+        wait()
         times.append(time.perf_counter() - t)
         losses.append(float(loss))
 
@@ -98,13 +104,15 @@ def main():
     ap.add_argument("--rss-steps", type=int, default=0)
     ap.add_argument("--fused-adam", action="store_true",
                     help="ORTModule's loop uses onyx.training.optim.FusedAdam (ADAMW_TORCH) instead of torch's AdamW")
+    ap.add_argument("--device", default="cpu", choices=["cpu", "cuda"])
     ap.add_argument("--worker", nargs=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
-        worker(a.worker[0], a.worker[1], int(a.worker[2]), a.steps, a.warmup, a.rss_steps)
+        worker(a.worker[0], a.worker[1], int(a.worker[2]), a.steps, a.warmup, a.rss_steps, a.device)
         return
     print(f"CrossEntropy + torch.optim.AdamW (each side: the faster of foreach off and on)"
-          f"{', ORTModule with FusedAdam' if a.fused_adam else ''}, median of {a.steps} steps after {a.warmup}")
+          f"{', ORTModule with FusedAdam' if a.fused_adam else ''}, median of {a.steps} steps after {a.warmup}, "
+          f"on {a.device}")
     print("| model | threads | PyTorch eager | ORTModule | ORTModule / PyTorch | peak RSS PyTorch | peak RSS ORTModule "
           "| largest loss difference | RSS after warm-up -> after more steps |")
     print("| --- | --- | --- | --- | --- | --- | --- | --- | --- |")
@@ -121,13 +129,13 @@ def main():
             # here by environment for both sides): without it a step's freed memory at the
             # heap's top may go back to the system and fault in again the next step.
             keep_heap = {"MALLOC_TRIM_THRESHOLD_": str(1 << 30), "MALLOC_MMAP_THRESHOLD_": str(32 << 20)}
-            configs = [(k, {}) for k in kinds] + [(k, dict(keep_heap)) for k in kinds]
-            if threads > 1:
+            configs = [(k, {}) for k in kinds] + [(k, dict(keep_heap)) for k in kinds if a.device == "cpu"]
+            if threads > 1 and a.device == "cpu":
                 configs += [(k, dict(e, OMP_WAIT_POLICY="PASSIVE")) for k, e in list(configs)]
             for worker_kind, extra in configs:
                 kind = "ortmodule" if worker_kind.startswith("ortmodule") else "torch"
                 env = dict(os.environ, OMP_NUM_THREADS=str(threads), **extra)
-                cmd = [sys.executable, __file__, "--steps", str(a.steps), "--warmup", str(a.warmup),
+                cmd = [sys.executable, __file__, "--steps", str(a.steps), "--warmup", str(a.warmup), "--device", a.device,
                        "--rss-steps", str(a.rss_steps if kind == "ortmodule" else 0), "--worker", name, worker_kind,
                        str(threads)]
                 out = subprocess.run(cmd, capture_output=True, text=True, env=env)

@@ -292,7 +292,7 @@ void register_ortvalue(py::module_& m) {
       .def("__dlpack_device__",
            [](const PyOrtValue& v) {
              const Device d = tensor_of(v, "__dlpack_device__").device();
-             return d.is_cpu() ? py::make_tuple(int(dlpack::kCPU), 0) : py::make_tuple(int(dlpack::kCUDA), d.index);
+             return d.is_cpu() ? py::make_tuple(int(dlpack::kCPU), 0) : py::make_tuple(int(dlpack::kCUDA), int(d.index));
            })
       .def("numpy", [](const PyOrtValue& v) { return value_to_python(v.value, true); },
            "The value as numpy (a view of the tensor's memory when nothing else holds it, else a copy); "

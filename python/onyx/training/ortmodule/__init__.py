@@ -98,13 +98,29 @@ def _to_torch(v):
     return torch.utils.dlpack.from_dlpack(v.to_dlpack())
 
 
+def _run_on_device(session, feeds, output_names, device):
+    """Runs `session` with every output left on the CUDA `device` (onyx allocates them there; the
+    run waits for the device before it returns). Inputs are read where they are: DLPack imports
+    wait for the producer's stream."""
+    binding = session.io_binding()
+    for name, v in feeds.items():
+        binding.bind_ortvalue_input(name, v)
+    for name in output_names:
+        binding.bind_output(name, "cuda", device.index)
+    session.run_with_iobinding(binding)
+    return binding.get_outputs()
+
+
 class _RunInOnyx(torch.autograd.Function):
     """forward(graphs, n_inputs, *inputs, *parameters): the module's flat outputs."""
 
     @staticmethod
     def forward(ctx, graphs, n_inputs, *tensors):
         feeds = {name: _to_onyx(t) for name, t in zip(graphs.feed_names, tensors)}
-        results = graphs.forward.run_with_ort_values(None, feeds)
+        if graphs.device.type == "cuda":
+            results = _run_on_device(graphs.forward, feeds, graphs.forward_output_names, graphs.device)
+        else:
+            results = graphs.forward.run_with_ort_values(None, feeds)
         n_out, n_stats = len(graphs.outputs), len(graphs.running_statistics)
         outputs = [_to_torch(v) for v in results[:n_out]]
         with torch.no_grad():  # training-mode BatchNormalization's running statistics, as torch keeps them
@@ -127,7 +143,7 @@ class _RunInOnyx(torch.autograd.Function):
         feeds.update(ctx.fed)
         for name, g, (shape, dtype) in zip(graphs.output_grads, grad_outputs, ctx.output_shapes):
             if name:
-                feeds[name] = _to_onyx(g if g is not None else torch.zeros(shape, dtype=dtype))
+                feeds[name] = _to_onyx(g if g is not None else torch.zeros(shape, dtype=dtype, device=graphs.device))
         # Where a parameter's .grad exists already (torch 1.13's zero_grad() keeps it), autograd
         # adds the returned gradient into it and drops it. One of onyx's would then go back to the
         # backward session's arena, a second copy kept between steps; so, within what torch's
@@ -137,7 +153,7 @@ class _RunInOnyx(torch.autograd.Function):
         # A .grad that is None (a first step, set_to_none=True) takes onyx's tensor itself.
         sources = list(zip(graphs.inputs_requiring_grad + graphs.trainable, graphs.gradients))
         into, room = {}, _HEAP_KEPT_BYTES
-        for x, name in sources:
+        for x, name in (sources if graphs.device.type == "cpu" else ()):
             p = graphs.param_of.get(x)
             size = p.numel() * p.element_size() if p is not None else 0
             if p is not None and p.grad is not None and size <= min(room, _HEAP_RECYCLED_BYTES):
@@ -154,6 +170,8 @@ class _RunInOnyx(torch.autograd.Function):
                     binding.bind_output(name, "cpu")
             graphs.backward.run_with_iobinding(binding)
             results = binding.get_outputs()
+        elif graphs.device.type == "cuda":  # the gradients stay on the GPU, in onyx's device arena
+            results = _run_on_device(graphs.backward, feeds, graphs.gradients, graphs.device)
         else:
             results = graphs.backward.run_with_ort_values(None, feeds)
         ctx.stashed = ctx.fed = None  # the activations go now, not when the graph is freed

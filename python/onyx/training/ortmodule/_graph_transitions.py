@@ -8,10 +8,16 @@ ranks, requires_grad and nesting of the inputs, constants among them), when a pa
 requires_grad changes, when the module's parameters are replaced (another tensor object under
 a name, or names added or removed), and when train/eval or torch.no_grad switches (eval uses
 an inference graph without gradients; the graphs of the last few modes are kept, so switching
-back does not export again). Changes of dims alone never re-export: every dim is dynamic in the export.
+back does not export again), and when the parameters move to another device. Changes of dims
+alone never re-export: every dim is dynamic in the export.
+
+Device: the graphs run where the module's parameters, buffers and tensor inputs are, all on one
+device: on the CPU, or on a CUDA GPU through onyx's CUDA provider (nodes it has no kernel for
+run on the CPU, with the copies placed by the session).
 Each export logs its reason on the "onyx.ortmodule" logger and is counted (`exports`,
 `reasons`)."""
 import enum
+import inspect
 import io
 import logging
 import os
@@ -35,6 +41,32 @@ class ORTModuleExportError(RuntimeError):
     """The module could not be exported (the exporter's message, naming the module)."""
 
 
+# torch 2.9 and later export through torch.export (dynamo=True) unless told otherwise; that
+# exporter has no training mode and takes dynamic_shapes, not dynamic_axes. ORTModule needs the
+# tracing exporter, which torch 2.5 and later select with dynamo=False (before, it is the only one).
+_TRACING_EXPORTER = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+
+
+def _device_of(module_name, tensors):
+    """The one device of the module's parameters, buffers and tensor inputs (the CPU if none)."""
+    devices = sorted({str(t.device) for t in tensors})
+    if len(devices) > 1:
+        raise ORTModuleExportError(f"ORTModule cannot run {module_name}: its parameters, buffers and inputs are on "
+                                   f"several devices ({', '.join(devices)}); move them to one")
+    device = torch.device(devices[0]) if devices else torch.device("cpu")
+    if device.type == "cuda":
+        import onyx
+
+        if "CUDAExecutionProvider" not in onyx.get_available_providers():
+            raise ORTModuleExportError(f"ORTModule cannot run {module_name} on {device}: this onyx was built without "
+                                       f"the CUDA provider, or finds no usable CUDA device")
+        if device.index is None:
+            device = torch.device("cuda", torch.cuda.current_device())
+    elif device.type != "cpu":
+        raise ORTModuleExportError(f"ORTModule cannot run {module_name} on {device}: onyx runs on the CPU and CUDA")
+    return device
+
+
 class _FlatModule(torch.nn.Module):
     """The wrapped module with flat tensor inputs and outputs, as the exporter needs it."""
 
@@ -54,7 +86,7 @@ class _FlatModule(torch.nn.Module):
 class Graphs:
     """What one export became: the sessions and the names that connect them to torch."""
 
-    def __init__(self, made, output_schema, input_names, param_of, buffer_of, session_options):
+    def __init__(self, made, output_schema, input_names, param_of, buffer_of, session_options, device):
         import onyx
 
         self.output_schema = output_schema
@@ -71,10 +103,14 @@ class Graphs:
         self.inputs_requiring_grad = list(made["inputs_requiring_grad"])
         self.param_of = param_of
         self.buffer_of = buffer_of
+        self.device = device
         providers = ["CPUExecutionProvider"]
+        if device.type == "cuda":
+            providers.insert(0, ("CUDAExecutionProvider", {"device_id": str(device.index)}))
         self.forward = onyx.InferenceSession(made["forward"], session_options, providers=providers)
         self.backward = (onyx.InferenceSession(made["backward"], session_options, providers=providers)
                          if self.gradients else None)
+        self.forward_output_names = [o.name for o in self.forward.get_outputs()]
 
 
 class GraphTransitionManager:
@@ -90,7 +126,7 @@ class GraphTransitionManager:
 
     # -- re-export check ----------------------------------------------------------------
     def _parameter_key(self):
-        return tuple((name, id(p), bool(p.requires_grad)) for name, p in self.module.named_parameters())
+        return tuple((name, id(p), bool(p.requires_grad), str(p.device)) for name, p in self.module.named_parameters())
 
     def _reexport_reason(self, schema):
         key = (schema, self._parameter_key(), bool(self.module.training), torch.is_grad_enabled())
@@ -104,8 +140,8 @@ class GraphTransitionManager:
         if old_schema != schema:
             return key, _io.describe_change(old_schema, schema)
         if old_params != key[1]:
-            old = {n: (i, g) for n, i, g in old_params}
-            new = {n: (i, g) for n, i, g in key[1]}
+            old = {n: rest for n, *rest in old_params}
+            new = {n: rest for n, *rest in key[1]}
             if set(old) != set(new):
                 return key, "parameters were added or removed"
             for n in new:
@@ -113,6 +149,8 @@ class GraphTransitionManager:
                     return key, f"parameter '{n}' was replaced"
                 if old[n][1] != new[n][1]:
                     return key, f"requires_grad of parameter '{n}' changed to {new[n][1]}"
+                if old[n][2] != new[n][2]:
+                    return key, f"parameter '{n}' moved to {new[n][2]}"
         return key, None
 
     def graphs_for(self, schema, tensors):
@@ -203,7 +241,7 @@ class GraphTransitionManager:
             # _process hands the buffers' values back as initializers.
             torch.onnx.export(flat, tuple(t.detach() for t in tensors), f, input_names=input_names,
                               dynamic_axes=dynamic, opset_version=17, training=mode, do_constant_folding=False,
-                              export_params=with_params)
+                              export_params=with_params, **_TRACING_EXPORTER)
         except Exception as e:  # noqa: BLE001 - reported with the module's name
             name = type(self.module).__name__
             text = str(e)
@@ -256,7 +294,8 @@ class GraphTransitionManager:
         so = onyx.SessionOptions()
         so.intra_op_num_threads = torch.get_num_threads()
         so.add_session_config_entry("session.set_denormal_as_zero", "1")
-        return Graphs(made, flat.output_schema, input_names, params, buffers, so)
+        device = _device_of(type(self.module).__name__, list(params.values()) + list(buffers.values()) + list(tensors))
+        return Graphs(made, flat.output_schema, input_names, params, buffers, so, device)
 
     def _save(self, what, data):
         prefix = self.debug.onnx_prefix or type(self.module).__name__
