@@ -34,6 +34,9 @@ struct ModuleGraphSpec {
   // no weights): a graph input named here becomes an initializer holding this value, as
   // export_params=True would have written it.
   std::map<std::string, Tensor> buffers;
+  // Fuse attention cores into AttentionCore (CPU kernels only): false for graphs that run on
+  // CUDA, where the core's MatMul, Softmax and their gradients have CUDA kernels.
+  bool attention_cores = true;
 };
 
 struct ModuleGraphs {

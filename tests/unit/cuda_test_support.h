@@ -112,6 +112,13 @@ inline void float_attribute(onnx::NodeProto* n, const char* name, float v) {
   a->set_f(v);
 }
 
+inline void string_attribute(onnx::NodeProto* n, const char* name, const std::string& v) {
+  auto* a = n->add_attribute();
+  a->set_name(name);
+  a->set_type(onnx::AttributeProto::STRING);
+  a->set_s(v);
+}
+
 inline void ints_attribute(onnx::NodeProto* n, const char* name, std::vector<int64_t> v) {
   auto* a = n->add_attribute();
   a->set_name(name);

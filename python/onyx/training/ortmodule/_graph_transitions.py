@@ -285,7 +285,10 @@ class GraphTransitionManager:
         # torch's DLPack has no bool, numpy has no bfloat16).
         values = {name: b.detach().cpu().numpy().copy() if b.dtype == torch.bool
                   else OrtValue.from_dlpack(b.detach().cpu().clone().contiguous()) for name, b in buffers.items()}
-        made = _onyx._make_module_graphs(exported, needs_grad, trainable, frozen, values)
+        device = _device_of(type(self.module).__name__, list(params.values()) + list(buffers.values()) + list(tensors))
+        # AttentionCore has CPU kernels only: on CUDA the attention stays MatMul and Softmax.
+        made = _onyx._make_module_graphs(exported, needs_grad, trainable, frozen, values,
+                                         attention_cores=device.type == "cpu")
         if any(n not in input_names and n not in params and n not in buffers for n in made["forward_inputs"]):
             return None  # a graph input that is none of these: a value the exporter computed from the weights
         if self.debug is not None and self.debug.save_onnx:
@@ -294,7 +297,6 @@ class GraphTransitionManager:
         so = onyx.SessionOptions()
         so.intra_op_num_threads = torch.get_num_threads()
         so.add_session_config_entry("session.set_denormal_as_zero", "1")
-        device = _device_of(type(self.module).__name__, list(params.values()) + list(buffers.values()) + list(tensors))
         return Graphs(made, flat.output_schema, input_names, params, buffers, so, device)
 
     def _save(self, what, data):
