@@ -348,7 +348,7 @@ void register_training(py::module_& m) {
       py::arg("buffers") = py::dict(), py::arg("attention_cores") = true,
       "ORTModule's forward and backward graphs (training/module_graphs.h) and their interface; `buffers` "
       "(name -> value) become initializers where the export made them graph inputs; `attention_cores` "
-      "false leaves attention unfused (graphs for CUDA).");
+      "false leaves attention unfused (graphs for a provider without AttentionCore kernels).");
 }
 
 }  // namespace onyx::python

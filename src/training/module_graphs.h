@@ -34,8 +34,8 @@ struct ModuleGraphSpec {
   // no weights): a graph input named here becomes an initializer holding this value, as
   // export_params=True would have written it.
   std::map<std::string, Tensor> buffers;
-  // Fuse attention cores into AttentionCore (CPU kernels only): false for graphs that run on
-  // CUDA, where the core's MatMul, Softmax and their gradients have CUDA kernels.
+  // Fuse attention cores into AttentionCore: false for graphs bound for a provider without
+  // AttentionCore kernels (the CPU and CUDA have them), which then run MatMul and Softmax.
   bool attention_cores = true;
 };
 

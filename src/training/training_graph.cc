@@ -130,7 +130,7 @@ void place_after_producers(ir::Graph& g, size_t first) {
 // outputs); they are graph outputs while the passes run. `onyx_ops`: also fuse attention cores
 // into onyx's AttentionCore and fold bias Adds into onyx's own FusedMatMulBias (the training
 // model only: the eval model may leave onyx); `attention_cores` false leaves the attention
-// cores as they are (for a provider without AttentionCore kernels: CUDA). The model is left as
+// cores as they are (for a provider without AttentionCore kernels). The model is left as
 // it was when anything fails.
 void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, bool onyx_ops, bool attention_cores) {
   std::vector<std::shared_ptr<const optimizer::Pass>> fusions;

@@ -107,7 +107,7 @@ def test_the_training_graphs_use_it_for_an_encoder_but_not_for_a_causal_decoder(
     forward, backward = ops_of(encoder, ids, "enc")
     assert "AttentionCore" in forward and not {"Softmax", "Transpose", "Split"} & forward
     assert "AttentionCoreGrad" in backward and "SoftmaxGrad" not in backward
-    # Graphs for CUDA (no AttentionCore kernel there) keep the core's MatMul and Softmax.
+    # Graphs for a provider without AttentionCore kernels keep the core's MatMul and Softmax.
     from onyx import _onyx
 
     names = ["module." + n for n, _ in encoder.named_parameters()]

@@ -80,6 +80,30 @@ TEST(CudaTrainingKernels, SumWithBroadcastingAndGatherGradWithRepeatedIndicesMat
                           1e-6);
 }
 
+// AttentionCore and its gradient, with query, key and value apart (more keys than queries,
+// value heads wider than query heads) and packed in one projection's output.
+TEST(CudaTrainingKernels, AttentionCoresAndTheirGradientsMatchTheCpu) {
+  ModelBuilder b;
+  import_training_domains(b);
+  b.input("q", {2, 5, 6}).input("k", {2, 7, 6}).input("v", {2, 7, 8}).input("qkv", {2, 6, 18});
+  b.input("dy", {2, 5, 8}).input("p", {2, 2, 5, 7}).input("dy_packed", {2, 6, 6}).input("p_packed", {2, 2, 6, 6});
+  b.output("y", {2, 5, 8}).output("probs", {2, 2, 5, 7}).output("y_packed", {2, 6, 6}).output("probs_packed", {2, 2, 6, 6});
+  b.output("dq", {2, 5, 6}).output("dk", {2, 7, 6}).output("dv", {2, 7, 8}).output("dqkv", {2, 6, 18});
+  auto core = [&](std::vector<std::string> ins, std::vector<std::string> outs, const char* op) {
+    auto* n = b.node(op, std::move(ins), std::move(outs));
+    n->set_domain("ai.onyx.training");
+    int_attribute(n, "num_heads", 2);
+    float_attribute(n, "scale", 0.4f);
+  };
+  core({"q", "k", "v"}, {"y", "probs"}, "AttentionCore");
+  core({"qkv"}, {"y_packed", "probs_packed"}, "AttentionCore");
+  core({"dy", "q", "k", "v", "p"}, {"dq", "dk", "dv"}, "AttentionCoreGrad");
+  core({"dy_packed", "qkv", "p_packed"}, {"dqkv"}, "AttentionCoreGrad");
+  expect_cuda_matches_cpu(b, {{"q", {2, 5, 6}}, {"k", {2, 7, 6}}, {"v", {2, 7, 8}}, {"qkv", {2, 6, 18}}, {"dy", {2, 5, 8}},
+                              {"p", {2, 2, 5, 7}}, {"dy_packed", {2, 6, 6}}, {"p_packed", {2, 2, 6, 6}}},
+                          1e-5);
+}
+
 #else
 
 TEST(CudaTrainingKernels, NeedACudaBuild) { GTEST_SKIP() << "built without CUDA"; }

@@ -1,6 +1,8 @@
 // See cublas_product.h.
 #include "kernels/cuda/cublas_product.h"
 
+#include <algorithm>
+
 #include "kernels/broadcast.h"
 
 namespace onyx::cuda_product {
@@ -75,6 +77,20 @@ Status run(const CudaProvider& cuda, const Tensor& a, const Tensor& b, const Dim
                                              type, lda, &beta, py + size_t(i * m * n) * item, type, int(n),
                                              CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT));
   }
+  return Status::Ok();
+}
+
+Status gemm_strided_f32(const CudaProvider& cuda, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                        float alpha, const float* a, int64_t lda, int64_t stride_a, const float* b, int64_t ldb,
+                        int64_t stride_b, float beta, float* c, int64_t ldc, int64_t stride_c, int64_t count) {
+  for (int64_t v : {m, n, k, lda, ldb, ldc, count})
+    if (v > INT32_MAX) return not_implemented("CUDA product: a dim or leading dim past 2^31");
+  if (m == 0 || n == 0 || count == 0) return Status::Ok();
+  ONYX_CUBLAS_RETURN_IF_ERROR(cublasGemmStridedBatchedEx(
+      cuda.cublas(), trans_a ? CUBLAS_OP_T : CUBLAS_OP_N, trans_b ? CUBLAS_OP_T : CUBLAS_OP_N, int(m), int(n), int(k),
+      &alpha, a, CUDA_R_32F, int(std::max<int64_t>(lda, 1)), stride_a, b, CUDA_R_32F, int(std::max<int64_t>(ldb, 1)),
+      stride_b, &beta, c, CUDA_R_32F, int(std::max<int64_t>(ldc, 1)), stride_c, int(count), CUBLAS_COMPUTE_32F,
+      CUBLAS_GEMM_DEFAULT));
   return Status::Ok();
 }
 

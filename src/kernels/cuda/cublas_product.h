@@ -26,4 +26,13 @@ Result<Dims> dims_of(const Tensor& a, const Tensor& b, bool trans_a, bool trans_
 Status run(const CudaProvider& cuda, const Tensor& a, const Tensor& b, const Dims& d, bool trans_a, bool trans_b,
            float alpha, float beta, Tensor& y, const char* op);
 
+// One strided-batched float32 product in cuBLAS's own (column-major) terms, for kernels that lay
+// out their operands themselves (the attention cores' heads):
+//   C_i = alpha * op_a(A_i) op_b(B_i) + beta * C_i,  X_i = X + i * stride_x,  i < count
+// with op_a(A_i) m x k, op_b(B_i) k x n, C_i m x n. float32 sums, no TF32. Call after
+// cuda.activate(), under cuda.lock_blas().
+Status gemm_strided_f32(const CudaProvider& cuda, bool trans_a, bool trans_b, int64_t m, int64_t n, int64_t k,
+                        float alpha, const float* a, int64_t lda, int64_t stride_a, const float* b, int64_t ldb,
+                        int64_t stride_b, float beta, float* c, int64_t ldc, int64_t stride_c, int64_t count);
+
 }  // namespace onyx::cuda_product

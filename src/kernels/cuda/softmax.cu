@@ -1,32 +1,11 @@
 // Softmax on CUDA, float32 and float16 (float32 inside). From opset 13 over the one dim
 // `axis` (default -1); before it over all dims from `axis` on (default 1), as the input
 // flattened to 2-D at `axis`. One block per row; a row's elements may be strided.
-#include <cmath>
-
 #include "kernels/broadcast.h"
-#include "kernels/cuda/block_reduce.cuh"
-#include "kernels/cuda/cuda_kernel.h"
+#include "kernels/cuda/softmax_rows.cuh"
 
 namespace onyx {
 namespace {
-
-// Row r = (outer o, inner i) holds x[o * len * inner + j * inner + i] for j < len.
-template <typename T>
-__global__ void softmax_rows(const T* x, T* y, int64_t rows, int64_t len, int64_t inner) {
-  __shared__ float scratch[32];
-  for (int64_t r = blockIdx.x; r < rows; r += gridDim.x) {
-    const int64_t base = (r / inner) * len * inner + r % inner;
-    float m = -INFINITY;
-    for (int64_t j = threadIdx.x; j < len; j += blockDim.x) m = fmaxf(m, float(x[base + j * inner]));
-    m = cuda_reduce::block_reduce<true>(m, scratch);
-    float s = 0.f;
-    for (int64_t j = threadIdx.x; j < len; j += blockDim.x) s += expf(float(x[base + j * inner]) - m);
-    s = cuda_reduce::block_reduce<false>(s, scratch);
-    const float inv = 1.f / s;
-    for (int64_t j = threadIdx.x; j < len; j += blockDim.x)
-      y[base + j * inner] = T(expf(float(x[base + j * inner]) - m) * inv);
-  }
-}
 
 class CudaSoftmax final : public CudaKernel {
  protected:
@@ -50,13 +29,13 @@ class CudaSoftmax final : public CudaKernel {
       else inner *= x.dim(d);
     }
     const int64_t rows = outer * inner;
-    const unsigned grid = unsigned(std::min<int64_t>(rows, 65535 * 16));
-    const int threads = len >= 1024 ? 512 : len >= 256 ? 256 : 128;
+    const unsigned grid = cuda_softmax::row_grid(rows);
+    const int threads = cuda_softmax::row_threads(len);
     ONYX_RETURN_IF_ERROR(cuda().activate());
     if (x.dtype() == DataType::kFloat)
-      softmax_rows<<<grid, threads, 0, stream()>>>(x.data<float>(), y->data<float>(), rows, len, inner);
+      cuda_softmax::softmax_rows<<<grid, threads, 0, stream()>>>(x.data<float>(), y->data<float>(), rows, len, inner);
     else
-      softmax_rows<<<grid, threads, 0, stream()>>>(static_cast<const __half*>(x.raw_data()),
+      cuda_softmax::softmax_rows<<<grid, threads, 0, stream()>>>(static_cast<const __half*>(x.raw_data()),
                                                    static_cast<__half*>(y->raw_data()), rows, len, inner);
     return check_launch("Softmax");
   }

@@ -286,9 +286,7 @@ class GraphTransitionManager:
         values = {name: b.detach().cpu().numpy().copy() if b.dtype == torch.bool
                   else OrtValue.from_dlpack(b.detach().cpu().clone().contiguous()) for name, b in buffers.items()}
         device = _device_of(type(self.module).__name__, list(params.values()) + list(buffers.values()) + list(tensors))
-        # AttentionCore has CPU kernels only: on CUDA the attention stays MatMul and Softmax.
-        made = _onyx._make_module_graphs(exported, needs_grad, trainable, frozen, values,
-                                         attention_cores=device.type == "cpu")
+        made = _onyx._make_module_graphs(exported, needs_grad, trainable, frozen, values)
         if any(n not in input_names and n not in params and n not in buffers for n in made["forward_inputs"]):
             return None  # a graph input that is none of these: a value the exporter computed from the weights
         if self.debug is not None and self.debug.save_onnx:
