@@ -4,17 +4,20 @@
 # root after carrying .devcarry/bundle.tar.xz (scripts/device_pack.sh) there:
 #   1. the CUDA unit tests (onyx_tests --gtest_filter=*Cuda*),
 #   2. the kernel cases with the CUDA provider first (tests/kernels/run_kernel_cases.py),
-#   3. bench/gpu_compare.py against PyTorch on the same GPU (needs python3 with torch, numpy, onnx).
+#   3. bench/gpu_compare.py against PyTorch on the same GPU (needs python3 with torch, numpy, onnx),
+#   4. where the bundle holds the Python package (device_pack.sh with ONYX_DEVICE_PYTHON): ORTModule
+#      on the GPU, tests/python/test_ortmodule_cuda.py and bench/ortmodule_compare.py --device cuda
+#      (ORTMODULE_TIMEOUT; ORTMODULE_MODELS, default bert).
 # Logs and tables go to $OUT (default /tmp/onyx_device_out). Each step has its own time limit;
 # a failing step does not stop the next (UNIT_TIMEOUT, KERNELS_TIMEOUT, GPU_COMPARE_TIMEOUT in
 # seconds). GPU_COMPARE_ARGS overrides the benchmark's arguments;
-# ONYX_DEVICE_STEPS (default "unit kernels compare") picks the steps.
+# ONYX_DEVICE_STEPS (default "unit kernels compare ortmodule") picks the steps.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 OUT=${OUT:-/tmp/onyx_device_out}
 mkdir -p "$OUT"
 exec > >(tee "$OUT/log.txt") 2>&1
-steps=${ONYX_DEVICE_STEPS:-unit kernels compare}
+steps=${ONYX_DEVICE_STEPS:-unit kernels compare ortmodule}
 stage=.devcarry/stage
 [ -d "$stage" ] || tar -C .devcarry -xJf .devcarry/bundle.tar.xz
 # onyx_tests holds absolute paths (its test data, the CLI) under the checkout it was built in.
@@ -59,6 +62,11 @@ for step in $steps; do
     compare)
       PYTHONUNBUFFERED=1 timeout "${GPU_COMPARE_TIMEOUT:-330}" python3 bench/gpu_compare.py --onyx build/onyx-gpu \
         --table-out "$OUT/gpu_table.md" ${GPU_COMPARE_ARGS:---no-compile --runs 20 --warmup 5} ;;
+    ortmodule)
+      if [ ! -d "$stage/python/onyx" ]; then echo "no Python package in the bundle (ONYX_DEVICE_PYTHON)"; continue; fi
+      (export LD_LIBRARY_PATH=$libdirs PYTHONPATH=$PWD/$stage/python PYTHONUNBUFFERED=1
+       timeout "${ORTMODULE_TIMEOUT:-240}" bash -c "python3 -m pytest -q -p no:cacheprovider tests/python/test_ortmodule_cuda.py &&
+         python3 bench/ortmodule_compare.py --device cuda --models ${ORTMODULE_MODELS:-bert} --threads 1 --steps 20 --warmup 3") ;;
   esac
   echo "=== $step: exit $? after $(( $(date +%s) - start )) s"
 done

@@ -4,6 +4,10 @@
 # (stripped), the shared libraries they load beside the system's and CUDA's own, and the
 # generated kernel cases (pass cases only). Writes .devcarry/bundle.tar.xz (ignored by git).
 # Run after scripts/build.sh, on the machine that built it.
+# With ONYX_DEVICE_PYTHON (an interpreter here of the device's Python version, with its C headers)
+# and ONYX_DEVICE_PYBIND11 (the device's pybind11 include folder), the bundle also holds onyx's
+# Python package built for that Python (scripts/device_python_ext.py), for device_check.sh's
+# ortmodule step.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 build_dir=${ONYX_BUILD_DIR:-build}
@@ -27,6 +31,11 @@ for g in tests/kernels/gen_*.py; do
   /usr/bin/python3 "$g" "$stage/kernel_cases/$name" >/dev/null
   rm -rf "$stage/kernel_cases/$name/bad"
 done
+if [ -n "${ONYX_DEVICE_PYTHON:-}" ]; then
+  /usr/bin/python3 scripts/device_python_ext.py "$build_dir" "$ONYX_DEVICE_PYTHON" .devcarry/pyext ${ONYX_DEVICE_PYBIND11:-} >/dev/null
+  mkdir -p "$stage/python" && cp -r .devcarry/pyext/onyx "$stage/python/"
+  find "$stage/python" -name __pycache__ -prune -exec rm -rf {} +
+fi
 pwd > "$stage/src_root"  # the absolute paths compiled into onyx_tests start here
 tar -C .devcarry -cJf .devcarry/bundle.tar.xz stage
 du -h .devcarry/bundle.tar.xz
