@@ -56,4 +56,42 @@ Result<AttentionCoreDims> attention_core_dims(const char* op, const KernelContex
   return d;
 }
 
+Status check_attention_core_grad_inputs(const KernelInfo& info) {
+  if (info.num_inputs() != 3 && info.num_inputs() != 5)
+    return invalid_model("AttentionCoreGrad takes dY, query, key, value and probs, or dY, one packed input and "
+                         "probs; got ", info.num_inputs(), " inputs");
+  return Status::Ok();
+}
+
+Result<AttentionCoreGradTargets> attention_core_grad_targets(KernelContext& ctx, const AttentionCoreDims& d,
+                                                             int64_t heads, bool packed) {
+  const Tensor& dy = ctx.input(0);
+  const Tensor& probs = ctx.input(packed ? 2 : 4);
+  if (!dy.defined() || dy.dtype() != DataType::kFloat || dy.shape() != Shape{d.batch, d.seq, d.dv} ||
+      !probs.defined() || probs.dtype() != DataType::kFloat || probs.shape() != Shape{d.batch, heads, d.seq, d.len})
+    return invalid_argument("AttentionCoreGrad: dY ", dy.describe(), " and probs ", probs.describe(), " must be [",
+                            d.batch, ", ", d.seq, ", ", d.dv, "] and [", d.batch, ", ", heads, ", ", d.seq, ", ",
+                            d.len, "] float32 for these inputs");
+  AttentionCoreGradTargets out;
+  out.whole = d.batch > 0 && d.seq > 0 && d.len > 0 && d.h > 0 && d.hv > 0;
+  auto output = [&](int i, const Shape& shape) {
+    return out.whole ? ctx.allocate_output_uninitialized(i, DataType::kFloat, shape)
+                     : ctx.allocate_output(i, DataType::kFloat, shape);
+  };
+  if (packed) {
+    ONYX_ASSIGN_OR_RETURN(Tensor * t, output(0, ctx.input(1).shape()));
+    out.dq = t->data<float>() + d.q_off;
+    out.dk = t->data<float>() + d.k_off;
+    out.dv = t->data<float>() + d.v_off;
+  } else {
+    ONYX_ASSIGN_OR_RETURN(Tensor * tq, output(0, ctx.input(1).shape()));
+    ONYX_ASSIGN_OR_RETURN(Tensor * tk, output(1, ctx.input(2).shape()));
+    ONYX_ASSIGN_OR_RETURN(Tensor * tv, output(2, ctx.input(3).shape()));
+    out.dq = tq->data<float>();
+    out.dk = tk->data<float>();
+    out.dv = tv->data<float>();
+  }
+  return out;
+}
+
 }  // namespace onyx

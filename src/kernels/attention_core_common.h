@@ -28,6 +28,24 @@ struct AttentionCoreAttributes {
   static Result<AttentionCoreAttributes> read(const KernelInfo& info, const char* op);
 };
 
+// AttentionCoreGrad's inputs, checked at prepare: (dY, query, key, value, probs) or (dY, packed
+// query | key | value, probs).
+Status check_attention_core_grad_inputs(const KernelInfo& info);
+
+// AttentionCoreGrad's outputs for dims `d` (inputs as above, `packed` for the second form): dY
+// and probs checked against `d`; dQ, dK and dV (or the one packed output) allocated where the
+// kernel's outputs live, and pointed at their first head's first element. `whole` is false when
+// a dim is degenerate (no batch item, row, key or head width): then the outputs are zero-filled,
+// as the empty products would leave them.
+struct AttentionCoreGradTargets {
+  float* dq = nullptr;
+  float* dk = nullptr;
+  float* dv = nullptr;
+  bool whole = false;
+};
+Result<AttentionCoreGradTargets> attention_core_grad_targets(KernelContext& ctx, const AttentionCoreDims& d,
+                                                             int64_t heads, bool packed);
+
 // The dims of inputs[first, first + count) (count 1: packed, 3: separate), or INVALID_ARGUMENT
 // naming `op` and the shapes (NOT_IMPLEMENTED for other types).
 Result<AttentionCoreDims> attention_core_dims(const char* op, const KernelContext& ctx, int first, int count,

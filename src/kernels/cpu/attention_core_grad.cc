@@ -19,10 +19,7 @@ class AttentionCoreGradKernel final : public Kernel {
  public:
   Status prepare(const KernelInfo& info) override {
     ONYX_ASSIGN_OR_RETURN(attrs_, AttentionCoreAttributes::read(info, "AttentionCoreGrad"));
-    if (info.num_inputs() != 3 && info.num_inputs() != 5)
-      return invalid_model("AttentionCoreGrad takes dY, query, key, value and probs, or dY, one packed input and "
-                           "probs; got ", info.num_inputs(), " inputs");
-    return Status::Ok();
+    return check_attention_core_grad_inputs(info);
   }
 
   Status compute(KernelContext& ctx) const override {
@@ -30,33 +27,11 @@ class AttentionCoreGradKernel final : public Kernel {
     const int64_t heads = attrs_.heads;
     ONYX_ASSIGN_OR_RETURN(const AttentionCoreDims d,
                           attention_core_dims("AttentionCoreGrad", ctx, 1, packed ? 1 : 3, heads));
+    ONYX_ASSIGN_OR_RETURN(const AttentionCoreGradTargets out, attention_core_grad_targets(ctx, d, heads, packed));
     const Tensor& dy = ctx.input(0);
     const Tensor& probs = ctx.input(packed ? 2 : 4);
-    if (!dy.defined() || dy.dtype() != DataType::kFloat || dy.shape() != Shape{d.batch, d.seq, d.dv} ||
-        !probs.defined() || probs.dtype() != DataType::kFloat || probs.shape() != Shape{d.batch, heads, d.seq, d.len})
-      return invalid_argument("AttentionCoreGrad: dY ", dy.describe(), " and probs ", probs.describe(), " must be [",
-                              d.batch, ", ", d.seq, ", ", d.dv, "] and [", d.batch, ", ", heads, ", ", d.seq, ", ",
-                              d.len, "] float32 for these inputs");
-    // Degenerate dims (no row, key or head width) leave zeros, as the empty products would.
-    const bool whole = d.batch > 0 && d.seq > 0 && d.len > 0 && d.h > 0 && d.hv > 0;
-    auto output = [&](int i, const Shape& shape) {
-      return whole ? ctx.allocate_output_uninitialized(i, DataType::kFloat, shape)
-                   : ctx.allocate_output(i, DataType::kFloat, shape);
-    };
-    float *dq = nullptr, *dk = nullptr, *dv = nullptr;
-    if (packed) {
-      ONYX_ASSIGN_OR_RETURN(Tensor * t, output(0, ctx.input(1).shape()));
-      dq = t->data<float>() + d.q_off;
-      dk = t->data<float>() + d.k_off;
-      dv = t->data<float>() + d.v_off;
-    } else {
-      ONYX_ASSIGN_OR_RETURN(Tensor * tq, output(0, ctx.input(1).shape()));
-      ONYX_ASSIGN_OR_RETURN(Tensor * tk, output(1, ctx.input(2).shape()));
-      ONYX_ASSIGN_OR_RETURN(Tensor * tv, output(2, ctx.input(3).shape()));
-      dq = tq->data<float>();
-      dk = tk->data<float>();
-      dv = tv->data<float>();
-    }
+    const bool whole = out.whole;
+    float *dq = out.dq, *dk = out.dk, *dv = out.dv;
     const float* qp = ctx.input(1).data<float>() + d.q_off;
     const float* kp = ctx.input(packed ? 1 : 2).data<float>() + d.k_off;
     const float* vp = ctx.input(packed ? 1 : 3).data<float>() + d.v_off;

@@ -19,7 +19,7 @@ class CudaAttentionCoreGrad final : public CudaKernel {
  protected:
   Status prepare_cuda(const KernelInfo& info) override {
     ONYX_ASSIGN_OR_RETURN(attributes_, AttentionCoreAttributes::read(info, "AttentionCoreGrad"));
-    return Status::Ok();
+    return check_attention_core_grad_inputs(info);
   }
 
  public:
@@ -28,33 +28,10 @@ class CudaAttentionCoreGrad final : public CudaKernel {
     const bool packed = ctx.num_inputs() == 3;
     ONYX_ASSIGN_OR_RETURN(AttentionCoreDims d,
                           attention_core_dims("AttentionCoreGrad", ctx, 1, packed ? 1 : 3, heads));
+    ONYX_ASSIGN_OR_RETURN(const AttentionCoreGradTargets out, attention_core_grad_targets(ctx, d, heads, packed));
+    float *dq = out.dq, *dk = out.dk, *dv = out.dv;
     const Tensor& dy = ctx.input(0);
     const Tensor& probs = ctx.input(packed ? 2 : 4);
-    if (dy.dtype() != DataType::kFloat || dy.shape() != Shape{d.batch, d.seq, d.dv} ||
-        probs.dtype() != DataType::kFloat || probs.shape() != Shape{d.batch, heads, d.seq, d.len})
-      return invalid_argument("AttentionCoreGrad: dY ", dy.describe(), " and probs ", probs.describe(), " must be [",
-                              d.batch, ", ", d.seq, ", ", d.dv, "] and [", d.batch, ", ", heads, ", ", d.seq, ", ",
-                              d.len, "] float32 for these inputs");
-    // Degenerate dims (no row, key or head width) leave zeros, as the empty products would.
-    const bool whole = d.batch > 0 && d.seq > 0 && d.len > 0 && d.h > 0 && d.hv > 0;
-    auto output = [&](int i, const Shape& shape) {
-      return whole ? ctx.allocate_output_uninitialized(i, DataType::kFloat, shape)
-                   : ctx.allocate_output(i, DataType::kFloat, shape);
-    };
-    float *dq = nullptr, *dk = nullptr, *dv = nullptr;
-    if (packed) {
-      ONYX_ASSIGN_OR_RETURN(Tensor * t, output(0, ctx.input(1).shape()));
-      dq = t->data<float>() + d.q_off;
-      dk = t->data<float>() + d.k_off;
-      dv = t->data<float>() + d.v_off;
-    } else {
-      ONYX_ASSIGN_OR_RETURN(Tensor * tq, output(0, ctx.input(1).shape()));
-      ONYX_ASSIGN_OR_RETURN(Tensor * tk, output(1, ctx.input(2).shape()));
-      ONYX_ASSIGN_OR_RETURN(Tensor * tv, output(2, ctx.input(3).shape()));
-      dq = tq->data<float>();
-      dk = tk->data<float>();
-      dv = tv->data<float>();
-    }
     if (d.batch == 0 || d.seq == 0 || d.len == 0 || d.hv == 0) return Status::Ok();
     const float* qp = ctx.input(1).data<float>() + d.q_off;
     const float* kp = ctx.input(packed ? 1 : 2).data<float>() + d.k_off;
