@@ -41,9 +41,9 @@ class ORTModuleExportError(RuntimeError):
     """The module could not be exported (the exporter's message, naming the module)."""
 
 
-# torch 2.9 and later export through torch.export (dynamo=True) unless told otherwise; that
-# exporter has no training mode and takes dynamic_shapes, not dynamic_axes. ORTModule needs the
-# tracing exporter, which torch 2.5 and later select with dynamo=False (before, it is the only one).
+# torch 2.9 and later export through torch.export (dynamo=True) unless told otherwise (seen with
+# torch 2.11: it refuses dynamic_axes and has no training mode). ORTModule needs the tracing
+# exporter: dynamo=False where torch.onnx.export takes that argument; before, it is the only one.
 _TRACING_EXPORTER = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
 
 
