@@ -302,7 +302,7 @@ void register_training(py::module_& m) {
   m.def(
       "_make_module_graphs",
       [](py::bytes model, std::vector<std::string> inputs_requiring_grad, std::vector<std::string> trainable,
-         std::vector<std::string> frozen, py::dict buffers, bool attention_cores) {
+         std::vector<std::string> frozen, py::dict buffers) {
         std::map<std::string, Tensor> buffer_values;
         for (auto [name, value] : buffers) {
           const std::string key = py::str(name);
@@ -319,7 +319,7 @@ void register_training(py::module_& m) {
           } else {
             made = training::make_module_graphs(
                 *exported, training::ModuleGraphSpec{std::move(inputs_requiring_grad), std::move(trainable),
-                                                     std::move(frozen), std::move(buffer_values), attention_cores});
+                                                     std::move(frozen), std::move(buffer_values)});
           }
           if (made.ok()) {
             forward = onnx_format::serialize_model(made->forward);
@@ -345,10 +345,9 @@ void register_training(py::module_& m) {
         return out;
       },
       py::arg("model"), py::arg("inputs_requiring_grad"), py::arg("trainable"), py::arg("frozen"),
-      py::arg("buffers") = py::dict(), py::arg("attention_cores") = true,
+      py::arg("buffers") = py::dict(),
       "ORTModule's forward and backward graphs (training/module_graphs.h) and their interface; `buffers` "
-      "(name -> value) become initializers where the export made them graph inputs; `attention_cores` "
-      "false leaves attention unfused (graphs for a provider without AttentionCore kernels).");
+      "(name -> value) become initializers where the export made them graph inputs.");
 }
 
 }  // namespace onyx::python

@@ -178,7 +178,7 @@ Result<ModuleGraphs> make_module_graphs(const ir::Model& exported, const ModuleG
   }
   std::vector<std::string> updates;
   for (const auto& [stat, update] : running) updates.push_back(update);
-  simplify_for_training(m, updates, /*onyx_ops=*/true, spec.attention_cores);
+  simplify_for_training(m, updates, /*onyx_ops=*/true);
   m.opsets.emplace("ai.onyx.training", 1);  // gradient rules may emit onyx's training ops
   m.opsets.emplace("com.microsoft", 1);     // and contrib ops (FusedMatMul)
   for (const auto& [stat, update] : running) {

@@ -34,9 +34,6 @@ struct ModuleGraphSpec {
   // no weights): a graph input named here becomes an initializer holding this value, as
   // export_params=True would have written it.
   std::map<std::string, Tensor> buffers;
-  // Fuse attention cores into AttentionCore: false for graphs bound for a provider without
-  // AttentionCore kernels (the CPU and CUDA have them), which then run MatMul and Softmax.
-  bool attention_cores = true;
 };
 
 struct ModuleGraphs {

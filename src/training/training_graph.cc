@@ -129,10 +129,9 @@ void place_after_producers(ir::Graph& g, size_t first) {
 // the backward pass. `keep` names values that must survive (BatchNormalization's running-stat
 // outputs); they are graph outputs while the passes run. `onyx_ops`: also fuse attention cores
 // into onyx's AttentionCore and fold bias Adds into onyx's own FusedMatMulBias (the training
-// model only: the eval model may leave onyx); `attention_cores` false leaves the attention
-// cores as they are (for a provider without AttentionCore kernels). The model is left as
-// it was when anything fails.
-void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, bool onyx_ops, bool attention_cores) {
+// model only: the eval model may leave onyx). The model
+// is left as it was when anything fails.
+void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, bool onyx_ops) {
   std::vector<std::shared_ptr<const optimizer::Pass>> fusions;
   for (const optimizer::PassDef& def : optimizer::PassRegistry::global().all())
     if (def.pass->name() == "gelu_fusion" || def.pass->name() == "fast_gelu_fusion") fusions.push_back(def.pass);
@@ -148,7 +147,7 @@ void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, b
                                   {optimizer::Phase::kFuse, fusions}});
   auto report = manager.run(work, types, /*log_level=*/3);
   if (!report.ok() || !report->skipped.empty()) return;
-  if (onyx_ops && attention_cores) fuse_attention_cores(work);
+  if (onyx_ops) fuse_attention_cores(work);
   fold_transposes_into_products(work, /*fold_biases=*/onyx_ops);
   fold_scales_into_products(work);
   work.graph.outputs.resize(outputs);

@@ -47,8 +47,7 @@ Result<TrainingModels> make_training_models(const ir::Model& forward, const Trai
 // the simplify phase, GELU fusion and transpose folding over a model whose parameters are
 // graph inputs (`keep`: values to keep alive; `onyx_ops`: onyx's own ops allowed); left as
 // it was when anything fails.
-void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, bool onyx_ops,
-                           bool attention_cores = true);
+void simplify_for_training(ir::Model& m, const std::vector<std::string>& keep, bool onyx_ops);
 // Sum(a, GatherGrad(dY, indices, data)) -> GatherGrad(dY, indices, data, a, false).
 void fold_gather_grads_into_sums(ir::Graph& g);
 // A graph input or output named `name` typed as `like` (its dtype and static shape).
