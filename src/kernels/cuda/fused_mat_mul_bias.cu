@@ -1,19 +1,15 @@
 // FusedMatMulBias (ai.onyx.training) on CUDA: Y = activation(op(A) @ op(B) + bias), op a swap of
 // the last two dims where transA / transB say, bias [N] over Y's last dim, activation "" (none),
-// "Gelu" (erf form) or "FastGelu" (tanh form). Y is prefilled with the bias and cuBLAS adds
-// the product to it (beta = 1), so the sum is rounded once; the activation then runs in place.
+// "Gelu" (erf form) or "FastGelu" (tanh form). Y is prefilled with the bias (spread by the strided
+// gather Gemm uses for C) and cuBLAS adds the product to it (beta = 1), so the sum is rounded
+// once; the activation then runs in place.
 // float32 (no TF32) and float16 (float32 sums).
 #include "kernels/cuda/cublas_product.h"
 #include "kernels/cuda/gelu.cuh"
+#include "kernels/cuda/strided_copy.cuh"
 
 namespace onyx {
 namespace {
-
-template <typename T>
-__global__ void fill_with_rows_of(const T* bias, T* y, int64_t cols, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    y[i] = bias[i % cols];
-}
 
 std::string refuses(const KernelQuery& q) {
   if (const ir::Attribute* at = q.node.attribute("activation"); at && !at->s.empty() && at->s != "Gelu" &&
@@ -49,8 +45,13 @@ class CudaFusedMatMulBias final : public CudaKernel {
     const int64_t n = y->numel();
     if (n == 0) return Status::Ok();
     ONYX_RETURN_IF_ERROR(cuda().activate());
-    if (a.dtype() == DataType::kFloat) fill<float>(bias, *y, d.n);
-    else fill<__half>(bias, *y, d.n);
+    DimsAndStrides rows_of_bias;  // Y as [n / N, N], each row read from the bias
+    rows_of_bias.rank = 2;
+    rows_of_bias.dims[0] = n / d.n;
+    rows_of_bias.dims[1] = d.n;
+    rows_of_bias.strides[0][1] = 1;
+    ONYX_RETURN_IF_ERROR(cuda_copy::launch_strided_gather(bias.raw_data(), y->raw_data(), n, 0, rows_of_bias,
+                                                          bias.itemsize(), stream(), "FusedMatMulBias"));
     ONYX_RETURN_IF_ERROR(check_launch("FusedMatMulBias"));
     ONYX_RETURN_IF_ERROR(cuda_product::run(cuda(), a, b, d, trans_a_, trans_b_, 1.f, 1.f, *y, "FusedMatMulBias"));
     if (!activate_) return Status::Ok();
@@ -60,11 +61,6 @@ class CudaFusedMatMulBias final : public CudaKernel {
   }
 
  private:
-  template <typename T>
-  void fill(const Tensor& bias, Tensor& y, int64_t cols) const {
-    fill_with_rows_of<<<grid_for(y.numel()), 256, 0, stream()>>>(static_cast<const T*>(bias.raw_data()),
-                                                               static_cast<T*>(y.raw_data()), cols, y.numel());
-  }
   template <typename T>
   void activation(Tensor& y) const {
     T* p = static_cast<T*>(y.raw_data());

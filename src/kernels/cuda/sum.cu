@@ -1,8 +1,10 @@
 // Sum on CUDA: the elementwise sum of all inputs with numpy broadcasting, float32 and float16
-// (float16 inputs added in float32, the result rounded once). Inputs of the output's shape are
-// added by pointer, up to kInputsPerPass per pass; broadcast ones through their strides.
+// (float16 inputs added in float32, the result rounded once per pass). Inputs of the output's
+// shape are added by pointer, up to kInputsPerPass per pass; a broadcast one is spread into Y by
+// the strided gather (the first write) or added by the binary kernels' broadcast loop.
 #include "kernels/broadcast.h"
-#include "kernels/cuda/cuda_kernel.h"
+#include "kernels/cuda/elementwise_binary.cuh"
+#include "kernels/cuda/strided_copy.cuh"
 
 namespace onyx {
 namespace {
@@ -24,18 +26,9 @@ __global__ void add_same_shape(SameShapeInputs in, T* y, int64_t n, bool accumul
   }
 }
 
-// y = (accumulate ? y : 0) + x broadcast (strides[0]).
-template <typename T>
-__global__ void add_broadcast(const T* x, T* y, int64_t n, DimsAndStrides d, bool accumulate) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    int64_t rem = i, o = 0;
-    for (int k = d.rank - 1; k >= 0; --k) {
-      o += (rem % d.dims[k]) * d.strides[0][k];
-      rem /= d.dims[k];
-    }
-    y[i] = T((accumulate ? float(y[i]) : 0.f) + float(x[o]));
-  }
-}
+struct Plus {
+  __device__ float operator()(float a, float b) const { return a + b; }
+};
 
 std::string refuses(const KernelQuery& q) { return refuse_unless(q, {DataType::kFloat, DataType::kFloat16}); }
 
@@ -83,14 +76,24 @@ class CudaSum final : public CudaKernel {
     for (int i = 0; i < ctx.num_inputs(); ++i) {
       const Tensor& x = ctx.input(i);
       if (x.shape() == y.shape()) continue;
+      // strides[0]: x broadcast; strides[1]: Y itself, for y = y + x in place (each element read,
+      // then written, by one thread)
       DimsAndStrides d;
       d.rank = int(y.rank());
       const std::vector<int64_t> s = broadcast_strides(x.shape(), y.shape());
-      for (int k = 0; k < d.rank; ++k) {
+      int64_t own = 1;
+      for (int k = d.rank - 1; k >= 0; --k) {
         d.dims[k] = y.dim(k);
         d.strides[0][k] = s[size_t(k)];
+        d.strides[1][k] = own;
+        own *= y.dim(k);
       }
-      add_broadcast<T><<<grid_for(n), 256, 0, stream()>>>(static_cast<const T*>(x.raw_data()), py, n, d, written);
+      if (!written) {
+        ONYX_RETURN_IF_ERROR(cuda_copy::launch_strided_gather(x.raw_data(), py, n, 0, d, sizeof(T), stream(), "Sum"));
+      } else {
+        cuda_elementwise::binary_broadcast<<<grid_for(n), 256, 0, stream()>>>(static_cast<const T*>(x.raw_data()), py,
+                                                                              py, n, d, Plus());
+      }
       written = true;
     }
     return check_launch("Sum");
