@@ -62,16 +62,16 @@ def main():
 
     def compile_one(entry):
         args = shlex.split(entry["command"])
-        for k, a in enumerate(args):
-            if a == "-isystem" and "/python3" in args[k + 1] and args[k + 1].rstrip("/").split("/")[-1].startswith("python3"):
+        for k, a in enumerate(args[:-1]):  # the build's Python headers -> PYTHON's
+            if a == "-isystem" and os.path.basename(args[k + 1].rstrip("/")).startswith("python3"):
                 args[k + 1] = include
         if pybind11_include:
             args[1:1] = ["-isystem", pybind11_include]
-        obj = os.path.join(obj_dir, os.path.basename(entry["file"]) + ".o")
-        args[args.index("-o") + 1] = obj
+        out = args.index("-o") + 1
+        built = os.path.relpath(os.path.join(entry["directory"], args[out]), build_dir)
+        args[out] = os.path.join(obj_dir, os.path.basename(entry["file"]) + ".o")
         subprocess.run(args, cwd=entry["directory"], check=True)
-        old = os.path.relpath(os.path.join(entry["directory"], shlex.split(entry["command"])[shlex.split(entry["command"]).index("-o") + 1]), build_dir)
-        replaced_objects[old] = obj
+        replaced_objects[built] = args[out]
 
     with ThreadPoolExecutor(os.cpu_count() or 2) as pool:
         list(pool.map(compile_one, binding))
