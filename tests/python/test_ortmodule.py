@@ -195,6 +195,9 @@ def test_exports_again_exactly_when_the_graph_must_change(caplog):
         wrapped.eval()                      # an inference graph
         wrapped(torch.randn(3, 6, requires_grad=True))
         assert wrapped.export_count == 5
+        assert not any(m.training for m in net.modules())  # the export left the module in eval
+        wrapped(torch.randn(3, 6, requires_grad=True))
+        assert wrapped.export_count == 5
         wrapped.train()                     # back to the training graph kept from before
         wrapped(torch.randn(3, 6, requires_grad=True))
         assert wrapped.export_count == 5
@@ -280,7 +283,7 @@ def test_a_weightless_export_that_needs_weights_is_made_again_with_them(monkeypa
     assert made_with == [False, True] and wrapped.export_count == 1
 
 
-class WithCustomFunction(torch.nn.Module):
+class WithSymbolicFunction(torch.nn.Module):
     class Square(torch.autograd.Function):
         @staticmethod
         def forward(ctx, x):
@@ -292,6 +295,10 @@ class WithCustomFunction(torch.nn.Module):
             (x,) = ctx.saved_tensors
             return 2 * x * g
 
+        @staticmethod
+        def symbolic(g, x):
+            return g.op("Mul", x, x)
+
     def __init__(self):
         super().__init__()
         self.lin = torch.nn.Linear(3, 3)
@@ -301,8 +308,10 @@ class WithCustomFunction(torch.nn.Module):
 
 
 def test_errors_name_the_module():
-    with pytest.raises(ORTModuleExportError, match="WithCustomFunction.*Square"):
-        ORTModule(WithCustomFunction())(torch.randn(2, 3))
+    # A custom Function with its own symbolic: onyx would differentiate that ONNX form, not run
+    # the Function's backward (Functions without one run: test_ortmodule_custom_function.py).
+    with pytest.raises(ORTModuleExportError, match="WithSymbolicFunction.*Square.*symbolic"):
+        ORTModule(WithSymbolicFunction())(torch.randn(2, 3))
 
     class NotExportable(torch.nn.Module):
         def forward(self, x):

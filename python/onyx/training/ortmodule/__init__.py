@@ -17,7 +17,7 @@ import os
 
 import torch
 
-from onyx.training.ortmodule import _io
+from onyx.training.ortmodule import _custom_function, _io
 from onyx.training.ortmodule._graph_transitions import (GraphTransitionManager, ORTModuleExportError,  # noqa: F401
                                                         State)
 
@@ -117,10 +117,12 @@ class _RunInOnyx(torch.autograd.Function):
     @staticmethod
     def forward(ctx, graphs, n_inputs, *tensors):
         feeds = {name: _to_onyx(t) for name, t in zip(graphs.feed_names, tensors)}
-        if graphs.device.type == "cuda":
-            results = _run_on_device(graphs.forward, feeds, graphs.forward_output_names, graphs.device)
-        else:
-            results = graphs.forward.run_with_ort_values(None, feeds)
+        with _custom_function.collecting() as contexts:  # custom autograd.Functions' contexts of this call
+            if graphs.device.type == "cuda":
+                results = _run_on_device(graphs.forward, feeds, graphs.forward_output_names, graphs.device)
+            else:
+                results = graphs.forward.run_with_ort_values(None, feeds)
+        ctx.custom_function_contexts = contexts if contexts.ids else None
         n_out, n_stats = len(graphs.outputs), len(graphs.running_statistics)
         outputs = [_to_torch(v) for v in results[:n_out]]
         with torch.no_grad():  # training-mode BatchNormalization's running statistics, as torch keeps them

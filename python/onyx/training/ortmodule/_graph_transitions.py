@@ -24,7 +24,7 @@ import os
 
 import torch
 
-from onyx.training.ortmodule import _io
+from onyx.training.ortmodule import _custom_function, _io
 
 LOG = logging.getLogger("onyx.ortmodule")
 
@@ -44,7 +44,12 @@ class ORTModuleExportError(RuntimeError):
 # torch 2.9 and later export through torch.export (dynamo=True) unless told otherwise (seen with
 # torch 2.11: it refuses dynamic_axes and has no training mode). ORTModule needs the tracing
 # exporter: dynamo=False where torch.onnx.export takes that argument; before, it is the only one.
-_TRACING_EXPORTER = {"dynamo": False} if "dynamo" in inspect.signature(torch.onnx.export).parameters else {}
+_EXPORT_PARAMETERS = inspect.signature(torch.onnx.export).parameters
+_TRACING_EXPORTER = {"dynamo": False} if "dynamo" in _EXPORT_PARAMETERS else {}
+# torch 2.1 and later inline a custom autograd.Function's forward unless told not to; ORTModule
+# keeps it whole as a PythonOp (_custom_function), so that its own backward runs.
+if "autograd_inlining" in _EXPORT_PARAMETERS:
+    _TRACING_EXPORTER["autograd_inlining"] = False
 
 
 def _device_of(module_name, tensors):
@@ -75,6 +80,7 @@ class _FlatModule(torch.nn.Module):
         self.module = module
         self.schema = schema
         self.output_schema = None
+        self.training = module.training  # the exporter puts this mode back on the whole tree afterwards
 
     def forward(self, *tensors):
         args, kwargs = _io.unflatten(self.schema, tensors)
@@ -190,9 +196,10 @@ class GraphTransitionManager:
 
     # -- export -------------------------------------------------------------------------
     def _custom_functions(self, flat, tensors):
-        """Names of the custom torch.autograd.Functions a training forward goes through: the
-        exporter inlines their forward and would drop their own backward (a straight-through
-        estimator, say), so onyx refuses them rather than train with another gradient."""
+        """Names of the custom torch.autograd.Functions with their own `symbolic` that a training
+        forward goes through: the exporter writes their ONNX form and onyx would differentiate
+        that, not run their backward (a straight-through estimator, say), so onyx refuses them
+        rather than train with another gradient. Functions without one run through the bridge."""
         found = set()
         try:
             with torch.enable_grad():
@@ -207,7 +214,9 @@ class GraphTransitionManager:
                 continue
             seen.add(id(fn))
             if isinstance(fn, torch.autograd.function.BackwardCFunction):
-                found.add(type(fn).__name__.removesuffix("Backward"))
+                function = getattr(fn, "_forward_cls", None)
+                if function is None or hasattr(function, "symbolic"):
+                    found.add(type(fn).__name__.removesuffix("Backward"))
             stack.extend(next_fn for next_fn, _ in fn.next_functions)
         return sorted(found)
 
@@ -216,20 +225,27 @@ class GraphTransitionManager:
         # Running the module (the check below, and the exporter's trace) updates its buffers as
         # a training step would (batch norm's statistics): they are put back afterwards.
         saved = {name: b.detach().clone() for name, b in flat.named_buffers()}
+        # The exporter sets one mode on every submodule and, after, the flat module's on all of
+        # them: each submodule's own mode is put back too (an eval call must leave the module in
+        # eval; a frozen submodule in eval stays so).
+        modes = [(m, m.training) for m in flat.modules()]
         try:
             if self.module.training:
                 custom = self._custom_functions(flat, tensors)
                 if custom:
                     raise ORTModuleExportError(
                         f"ORTModule cannot run {type(self.module).__name__}: it calls the custom "
-                        f"torch.autograd.Function {', '.join(custom)}, whose own backward onyx cannot run (the export "
-                        f"would differentiate its forward instead)")
+                        f"torch.autograd.Function {', '.join(custom)}, which defines its own symbolic: the export "
+                        f"would write that ONNX form and onyx would differentiate it instead of running the Function's "
+                        f"backward (remove the symbolic to run the Function itself)")
             return self._export_traced(flat, tensors, input_names, with_params)
         finally:
             with torch.no_grad():
                 for name, b in flat.named_buffers():
                     if name in saved:
                         b.copy_(saved[name])
+            for m, mode in modes:
+                m.training = mode
 
     def _export_traced(self, flat, tensors, input_names, with_params):
         dynamic = {name: {d: f"{name}_dim{d}" for d in range(t.dim())} for name, t in zip(input_names, tensors)}
@@ -239,9 +255,11 @@ class GraphTransitionManager:
             # Without the weights, parameters and buffers are graph inputs and the exporter never
             # serialises the parameters (a 0.5 GB model: ~1.9 GB less at the export's peak);
             # _process hands the buffers' values back as initializers.
-            torch.onnx.export(flat, tuple(t.detach() for t in tensors), f, input_names=input_names,
-                              dynamic_axes=dynamic, opset_version=17, training=mode, do_constant_folding=False,
-                              export_params=with_params, **_TRACING_EXPORTER)
+            with _custom_function.exporting(self.module.training and torch.is_grad_enabled()):
+                torch.onnx.export(flat, tuple(t.detach() for t in tensors), f, input_names=input_names,
+                                  dynamic_axes=dynamic, opset_version=17, training=mode, do_constant_folding=False,
+                                  export_params=with_params, custom_opsets={_custom_function.DOMAIN: 1},
+                                  **_TRACING_EXPORTER)
         except Exception as e:  # noqa: BLE001 - reported with the module's name
             name = type(self.module).__name__
             text = str(e)
@@ -258,16 +276,17 @@ class GraphTransitionManager:
 
     # -- post-export check --------------------------------------------------------------
     def _check_export(self, exported):
-        # A custom autograd.Function that the exporter let through as a PythonOp (an
-        # operator_export_type that keeps them) has no onyx kernel: say so now, not at run.
+        # A Python operator left as it was (prim::PythonOp: not a custom autograd.Function the
+        # bridge took) has no onyx kernel: say so now, not at run.
         if b"PythonOp" in exported:
             import onnx
 
             model = onnx.load_from_string(exported)
-            ops = sorted({n.op_type for n in model.graph.node if n.op_type == "PythonOp" or n.domain == "prim"})
+            ops = sorted({f"{n.domain}::{n.op_type}" for n in model.graph.node
+                          if (n.op_type == "PythonOp" and n.domain != _custom_function.DOMAIN) or n.domain == "prim"})
             if ops:
                 raise ORTModuleExportError(f"ORTModule cannot run {type(self.module).__name__}: its export holds "
-                                           f"{', '.join(ops)} (a custom torch.autograd.Function)")
+                                           f"{', '.join(ops)} (a Python operator onyx has no kernel for)")
 
     # -- post-export processing: the model info handed to the gradient builder ----------------
     def _process(self, flat, exported, input_names, tensors):

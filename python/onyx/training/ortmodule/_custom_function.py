@@ -1,0 +1,166 @@
+"""The bridge that runs custom torch.autograd.Functions inside ORTModule's graphs.
+
+At export, a Function without its own `symbolic` becomes one ai.onyx.torch PythonOp node (the
+exporter would otherwise differentiate its forward and drop its backward): `_symbolic` records
+the Function, its calling convention and its constant arguments under a func_key, and the
+element types and ranks of its outputs. onyx's gradient builder answers the node with one
+PythonOpGrad (src/training/gradients/python_op.cc). At run, the PythonOp and PythonOpGrad
+kernels of onyx._onyx (python/src/python_op*.cc) call `_run_forward` and `_run_backward`:
+
+- `_run_forward` applies the Function to copies of its tensor inputs (floating ones requiring
+  grad when the graph trains), keeps the inputs and outputs under a fresh context id while
+  autograd holds the Function's ctx, and returns the id and the outputs;
+- `_run_backward` runs autograd back from those outputs with the gradients onyx gives, through
+  the Function's own backward, and returns the inputs' gradients; the context goes.
+
+A context whose backward never comes (the loss dropped, an error between) goes with the
+ORTModule forward call that made it: `collecting()` gathers the ids a forward run makes, and
+the caller keeps the returned `Contexts` with its autograd node. The Function runs on the CPU
+on copies of its inputs, whichever device the module is on.
+"""
+import contextlib
+import itertools
+import threading
+import warnings
+
+import numpy as np
+import torch
+
+DOMAIN = "ai.onyx.torch"
+
+# torch's scalar type names (Value.type().scalarType()) as ONNX element type numbers.
+_ONNX_TYPES = {"Float": 1, "Byte": 2, "Char": 3, "Short": 5, "Int": 6, "Long": 7, "Bool": 9, "Half": 10,
+               "Double": 11, "BFloat16": 16}
+
+
+class _Call:
+    """What a PythonOp's func_key names: the Function, and how to rebuild its arguments from
+    the node's tensor inputs ('d' in the calling convention) and the recorded constants ('c')."""
+
+    def __init__(self, function, cconv, constants):
+        self.function, self.cconv, self.constants = function, cconv, constants
+        self.name = f"{function.__module__}.{function.__qualname__}"
+
+    def arguments(self, tensors):
+        tensors, constants = iter(tensors), iter(self.constants)
+        return [next(tensors) if kind == "d" else next(constants) for kind in self.cconv]
+
+
+_calls = []  # func_key -> _Call, append-only: exported graphs hold the keys
+_contexts = {}  # context id -> (the Function's input tensors, its outputs)
+_ids = itertools.count(1)
+_lock = threading.Lock()
+_local = threading.local()  # .made: ids of the forward run in progress; .training: the export's mode
+
+
+def context_count():
+    """How many calls' contexts are held (for tests: none should outlive its step)."""
+    return len(_contexts)
+
+
+def _symbolic(g, *args, **_):
+    node = g.original_node
+    apply = node.pyobj()
+    function = getattr(apply, "__self__", None)
+    if not (isinstance(function, type) and issubclass(function, torch.autograd.Function)):
+        raise RuntimeError(f"ORTModule cannot export the Python operator {node.pyname()}: it is not a "
+                           f"torch.autograd.Function")
+    cconv = node.cconv()
+    tensors = [a for kind, a in zip(cconv, args) if kind == "d"]
+    constants = [a for kind, a in zip(cconv, args) if kind == "c"]
+    outputs = list(node.outputs())
+    types, ranks = [], []
+    for o in outputs:
+        t = o.type()
+        scalar = t.scalarType() if isinstance(t, torch._C.TensorType) else None
+        if scalar not in _ONNX_TYPES:
+            raise RuntimeError(f"ORTModule cannot export the custom torch.autograd.Function {function.__qualname__}: "
+                               f"an output of type {t} is not a tensor onyx can hold")
+        types.append(_ONNX_TYPES[scalar])
+        rank = t.dim()
+        ranks.append(-1 if rank is None else rank)
+    with _lock:
+        key = len(_calls)
+        _calls.append(_Call(function, cconv, constants))
+    made = g.op(f"{DOMAIN}::PythonOp", *tensors, outputs=1 + len(outputs), func_key_i=key,
+                name_s=_calls[key].name, training_i=int(getattr(_local, "training", False)),
+                output_types_i=types, output_ranks_i=ranks)
+    for value, traced in zip(made[1:], outputs):
+        value.setType(traced.type())
+    return made[1] if len(outputs) == 1 else tuple(made[1:])
+
+
+@contextlib.contextmanager
+def exporting(training):
+    """While torch.onnx.export runs: custom Functions become PythonOp nodes that keep a context
+    for a backward when `training` (gradients will be asked for)."""
+    from torch.onnx import register_custom_op_symbolic, unregister_custom_op_symbolic
+
+    register_custom_op_symbolic("prim::PythonOp", _symbolic, 1)
+    _local.training = training
+    try:
+        with warnings.catch_warnings():  # torch cannot infer PythonOp's shapes; onyx's rule does
+            warnings.filterwarnings("ignore", message=f"The shape inference of {DOMAIN}::PythonOp")
+            yield
+    finally:
+        _local.training = False
+        unregister_custom_op_symbolic("prim::PythonOp", 1)
+
+
+class Contexts:
+    """The contexts one forward run made; they go when this does (its autograd node's end)."""
+
+    def __init__(self):
+        self.ids = []
+
+    def __del__(self):
+        for i in self.ids:
+            _contexts.pop(i, None)
+
+
+@contextlib.contextmanager
+def collecting():
+    """Gathers the ids of the contexts the PythonOp nodes of one forward run make (on this
+    thread: the session runs its nodes on the caller's thread)."""
+    made, before = Contexts(), getattr(_local, "made", None)
+    _local.made = made.ids
+    try:
+        yield made
+    finally:
+        _local.made = before
+
+
+def _run_forward(key, training, inputs):
+    call = _calls[key]
+    tensors = [None if a is None else torch.from_numpy(a) for a in inputs]
+    if training:
+        tensors = [t.requires_grad_() if t is not None and t.is_floating_point() else t for t in tensors]
+    with torch.enable_grad() if training else torch.no_grad():
+        result = call.function.apply(*call.arguments(tensors))
+    outputs = result if isinstance(result, tuple) else (result,)
+    for i, o in enumerate(outputs):
+        if not isinstance(o, torch.Tensor):
+            raise TypeError(f"{call.name} returned {type(o).__name__} as output {i}, not a tensor")
+    context = 0
+    if training and any(o.requires_grad for o in outputs):
+        context = next(_ids)
+        _contexts[context] = (tensors, outputs)
+        made = getattr(_local, "made", None)
+        if made is not None:
+            made.append(context)
+    return context, [np.ascontiguousarray(o.detach().cpu().contiguous().numpy()) for o in outputs]
+
+
+def _run_backward(context, grads, input_indices):
+    entry = _contexts.pop(context, None)
+    if entry is None:
+        raise RuntimeError("this call's context is gone: its backward ran already (a second backward through one "
+                           "forward, retain_graph=True, does not reach custom Functions) or it was not recorded")
+    tensors, outputs = entry
+    wanted = [tensors[i] for i in input_indices]
+    pairs = [(o, torch.from_numpy(g)) for o, g in zip(outputs, grads) if g is not None and o.requires_grad]
+    found = [None] * len(wanted)
+    if pairs:
+        found = torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True)
+    return [np.ascontiguousarray((g if g is not None else torch.zeros_like(w)).detach().contiguous().numpy())
+            for g, w in zip(found, wanted)]
