@@ -1,6 +1,7 @@
 """One process of test_ortmodule.py's DistributedDataParallel check: rank RANK of WORLD_SIZE
-trains ORTModule(Mlp) under DDP (gloo) on its share of each batch and rank 0 saves the final
-parameters to OUT. Run by the test, not by pytest."""
+trains ORTModule(ScaledMlp) under DDP (gloo) on its share of each batch and rank 0 saves the
+final parameters and ORTModule's export count to OUT. DDP broadcasts the module's buffer before
+every forward, which must not export again. Run by the test, not by pytest."""
 import os
 import sys
 
@@ -13,6 +14,17 @@ from training_models import Mlp  # noqa: E402
 from onyx.training.ortmodule import ORTModule  # noqa: E402
 
 
+class ScaledMlp(Mlp):
+    """An Mlp whose input is scaled by a constant buffer (which DDP broadcasts every step)."""
+
+    def __init__(self, sizes):
+        super().__init__(sizes)
+        self.register_buffer("scale", torch.linspace(0.5, 1.5, sizes[0]))
+
+    def forward(self, x):
+        return super().forward(x * self.scale)
+
+
 def batches(steps, batch):
     g = torch.Generator().manual_seed(4)
     return [(torch.randn(batch, 10, generator=g), torch.randint(0, 3, (batch,), generator=g)) for _ in range(steps)]
@@ -23,7 +35,8 @@ def main():
     torch.set_num_threads(1)
     dist.init_process_group("gloo", rank=rank, world_size=world)
     torch.manual_seed(0)
-    model = torch.nn.parallel.DistributedDataParallel(ORTModule(Mlp([10, 8, 3])))
+    wrapped = ORTModule(ScaledMlp([10, 8, 3]))
+    model = torch.nn.parallel.DistributedDataParallel(wrapped)
     opt = torch.optim.AdamW(model.parameters(), lr=1e-2, eps=1e-6, weight_decay=0.0)
     for x, y in batches(20, 8):
         share = slice(rank * 8 // world, (rank + 1) * 8 // world)
@@ -31,7 +44,7 @@ def main():
         torch.nn.functional.cross_entropy(model(x[share]), y[share]).backward()
         opt.step()
     if rank == 0:
-        np.savez(out, *[p.detach().numpy() for p in model.module.parameters()])
+        np.savez(out, *[p.detach().numpy() for p in model.module.parameters()], exports=wrapped.export_count)
     dist.barrier()
     dist.destroy_process_group()
 

@@ -129,13 +129,31 @@ def test_batch_norm_trains_and_keeps_running_statistics_as_pytorch_does():
     np.testing.assert_allclose(b, a, rtol=1e-4)
     # The running statistics are PyTorch's (its update uses the unbiased variance, ONNX's the
     # biased one: ORTModule's graph corrects it), and the export's own trace left them alone.
-    for (name, p), q in zip(theirs.named_buffers(), ours.buffers()):
-        if "running" in name:
-            np.testing.assert_allclose(q.numpy(), p.numpy(), rtol=1e-5, atol=1e-6)
+    for (name, p), q in zip(theirs.named_buffers(), ours.buffers()):  # num_batches_tracked counted too
+        np.testing.assert_allclose(q.numpy(), p.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
     theirs.eval()
     wrapped.eval()
     x = data[0][0]
     np.testing.assert_allclose(wrapped(x).detach().numpy(), theirs(x).detach().numpy(), rtol=1e-4, atol=1e-5)
+
+
+def test_a_frozen_batch_norm_in_eval_inside_a_training_module_stays_frozen():
+    theirs, ours, wrapped = twins(TinyCnn)
+    theirs.stem[1].running_mean.uniform_(-0.5, 0.5)
+    ours.stem[1].running_mean.copy_(theirs.stem[1].running_mean)
+    for net in (theirs, ours):
+        net.stem[1].eval()  # frozen: normalises with its running statistics and keeps them
+    g = torch.Generator().manual_seed(4)
+    data = [(torch.randn(4, 3, 16, 16, generator=g), torch.randint(0, 5, (4,), generator=g)) for _ in range(3)]
+    a, b, gap = train_both(theirs, ours, wrapped, lambda s: data[s % 3], 10, 3e-3)
+    np.testing.assert_allclose(b, a, rtol=1e-4)
+    assert gap < 1e-4
+    for (name, p), q in zip(theirs.named_buffers(), ours.buffers()):
+        np.testing.assert_allclose(q.numpy(), p.numpy(), rtol=1e-5, atol=1e-6, err_msg=name)
+    assert not ours.stem[1].training and ours.block[1].training and wrapped.export_count == 1
+    ours.stem[1].train()  # one submodule switching mode exports again, saying which
+    wrapped(data[0][0])
+    assert wrapped.export_count == 2 and wrapped.export_reasons[1] == "submodule 'stem.1' switched to training mode"
 
 
 class Nested(torch.nn.Module):
@@ -320,6 +338,10 @@ def test_errors_name_the_module():
     with pytest.raises(ORTModuleExportError, match="NotExportable"):
         ORTModule(NotExportable())(torch.randn(2, 3))
 
+    cumulative = torch.nn.Sequential(torch.nn.Linear(3, 4), torch.nn.BatchNorm1d(4, momentum=None))
+    with pytest.raises(ORTModuleExportError, match="Sequential.*'1'.*momentum=None"):
+        ORTModule(cumulative)(torch.randn(5, 3))
+
 
 def test_strided_convolutions_on_any_input_size_give_pytorchs_input_gradients():
     theirs, ours, wrapped = twins(lambda: torch.nn.Sequential(torch.nn.Conv2d(2, 3, 3, stride=2, padding=1),
@@ -351,13 +373,14 @@ def test_distributed_data_parallel_equals_training_on_the_whole_batch(tmp_path):
     import ortmodule_ddp_worker as w
 
     torch.manual_seed(0)
-    single = Mlp([10, 8, 3])
+    single = w.ScaledMlp([10, 8, 3])
     opt = torch.optim.AdamW(single.parameters(), lr=1e-2, eps=1e-6, weight_decay=0.0)
     for x, y in w.batches(20, 8):
         opt.zero_grad()
         torch.nn.functional.cross_entropy(single(x), y).backward()
         opt.step()
     saved = np.load(out)
+    assert int(saved["exports"]) == 1  # the buffer DDP writes every step holds the same values
     for i, p in enumerate(single.parameters()):
         np.testing.assert_allclose(saved[f"arr_{i}"], p.detach().numpy(), rtol=1e-5, atol=1e-5)
 

@@ -128,6 +128,8 @@ class _RunInOnyx(torch.autograd.Function):
         with torch.no_grad():  # training-mode BatchNormalization's running statistics, as torch keeps them
             for name, v in zip(graphs.running_statistics, results[n_out:n_out + n_stats]):
                 graphs.buffer_of[name].copy_(_to_torch(v))
+            for counter in graphs.batch_counters:
+                counter.add_(1)
         ctx.graphs = graphs
         ctx.stashed = results[n_out + n_stats:]
         ctx.fed = {name: feeds[name] for name in graphs.backward_forward_inputs}

@@ -6,10 +6,16 @@ module must be exported again and turns an export into the graphs onyx runs.
 Re-export check: the module is exported again when the input schema changes (number, types,
 ranks, requires_grad and nesting of the inputs, constants among them), when a parameter's
 requires_grad changes, when the module's parameters are replaced (another tensor object under
-a name, or names added or removed), and when train/eval or torch.no_grad switches (eval uses
-an inference graph without gradients; the graphs of the last few modes are kept, so switching
-back does not export again), and when the parameters move to another device. Changes of dims
-alone never re-export: every dim is dynamic in the export.
+a name, or names added or removed; a buffer replaced), when train/eval or torch.no_grad
+switches (eval uses an inference graph without gradients; the graphs of the last few modes are
+kept, so switching back does not export again), when one submodule's train/eval mode switches
+(each is exported in its own mode: a frozen batch norm in eval stays frozen), and when the
+parameters move to another device. Values a graph holds as constants (buffers not updated by
+the graph; the weights an eval export folds in) are watched through torch's version counters:
+changed in place since the export (load_state_dict, an optimizer step before an eval call),
+the graph is stale and the module is exported again; a buffer written with the same values
+(DistributedDataParallel's broadcast) is not a change. Changes of dims alone never re-export:
+every dim is dynamic in the export.
 
 Device: the graphs run where the module's parameters, buffers and tensor inputs are, all on one
 device: on the CPU, or on a CUDA GPU through onyx's CUDA provider (nodes it has no kernel for
@@ -109,6 +115,20 @@ class Graphs:
         self.inputs_requiring_grad = list(made["inputs_requiring_grad"])
         self.param_of = param_of
         self.buffer_of = buffer_of
+        # Each training-mode batch norm's step counter (num_batches_tracked), which PyTorch
+        # counts up by one a step next to the running statistics the graph updates.
+        counters = {name.rsplit(".", 1)[0] + ".num_batches_tracked" for name in self.running_statistics}
+        self.batch_counters = [buffer_of[name] for name in sorted(counters) if name in buffer_of]
+        # The parameters and buffers the graphs may hold as constants (every one not fed at each
+        # call; an eval export folds weights), with their version counters now: any in-place
+        # change since (an optimizer step, load_state_dict) makes these graphs stale.
+        # A buffer keeps a copy, so that a write of the same values (DistributedDataParallel
+        # broadcasts the buffers before every forward) is told apart from a change.
+        fed = set(self.forward_inputs) | set(self.running_statistics)
+        counted = {id(c) for c in self.batch_counters}
+        self.baked = [[kind, name, t, t._version, t.detach().clone() if kind == "buffer" else None]
+                      for kind, tensors in (("parameter", param_of), ("buffer", buffer_of))
+                      for name, t in tensors.items() if name not in fed and id(t) not in counted]
         self.device = device
         providers = ["CPUExecutionProvider"]
         if device.type == "cuda":
@@ -117,6 +137,18 @@ class Graphs:
         self.backward = (onyx.InferenceSession(made["backward"], session_options, providers=providers)
                          if self.gradients else None)
         self.forward_output_names = [o.name for o in self.forward.get_outputs()]
+
+
+    def stale(self):
+        """Why values these graphs hold as constants no longer match the module's, or None."""
+        for entry in self.baked:
+            kind, name, t, version, copy = entry
+            if t._version != version:
+                if copy is not None and torch.equal(t, copy):
+                    entry[3] = t._version
+                    continue
+                return f"{kind} '{name.removeprefix('module.')}' changed since the export that holds its values"
+        return None
 
 
 class GraphTransitionManager:
@@ -132,22 +164,35 @@ class GraphTransitionManager:
 
     # -- re-export check ----------------------------------------------------------------
     def _parameter_key(self):
-        return tuple((name, id(p), bool(p.requires_grad), str(p.device)) for name, p in self.module.named_parameters())
+        return (tuple((name, id(p), bool(p.requires_grad), str(p.device)) for name, p in self.module.named_parameters()),
+                tuple((name, id(b)) for name, b in self.module.named_buffers()))
 
     def _reexport_reason(self, schema):
-        key = (schema, self._parameter_key(), bool(self.module.training), torch.is_grad_enabled())
+        # Each submodule's own mode too: a frozen batch norm in eval inside a training module is
+        # exported as it runs in PyTorch, and switching one alone exports again.
+        modes = tuple((name, m.training) for name, m in self.module.named_modules())
+        key = (schema, self._parameter_key(), bool(self.module.training), torch.is_grad_enabled(), modes)
         if self._key is None:
             return key, "first call"
-        old_schema, old_params, old_training, old_grad = self._key
+        old_schema, old_params, old_training, old_grad, old_modes = self._key
         if old_training != key[2]:
             return key, "the module switched to " + ("training" if key[2] else "eval") + " mode"
+        if old_modes != modes:
+            changed = next((n for (n, a), (_, b) in zip(old_modes, modes) if a != b), None)
+            return key, (f"submodule '{changed}' switched to {'training' if dict(modes)[changed] else 'eval'} mode"
+                         if changed is not None and len(old_modes) == len(modes) else "the submodules changed")
         if old_grad != key[3]:
             return key, "gradients were switched " + ("on" if key[3] else "off (torch.no_grad)")
         if old_schema != schema:
             return key, _io.describe_change(old_schema, schema)
+        if old_params[1] != key[1][1]:
+            old, new = dict(old_params[1]), dict(key[1][1])
+            if set(old) != set(new):
+                return key, "buffers were added or removed"
+            return key, f"buffer '{next(n for n in new if old[n] != new[n])}' was replaced"
         if old_params != key[1]:
-            old = {n: rest for n, *rest in old_params}
-            new = {n: rest for n, *rest in key[1]}
+            old = {n: rest for n, *rest in old_params[0]}
+            new = {n: rest for n, *rest in key[1][0]}
             if set(old) != set(new):
                 return key, "parameters were added or removed"
             for n in new:
@@ -164,12 +209,17 @@ class GraphTransitionManager:
         self.state = State.REEXPORT_CHECK
         key, reason = self._reexport_reason(schema)
         if reason is None:
-            self.state = State.READY
-            return self._graphs
-        if key in self._cache:  # back to a mode seen before (train <-> eval, no_grad): no export
-            self._key, self._graphs = key, self._cache[key]
-            self.state = State.READY
-            return self._graphs
+            reason = self._graphs.stale()
+            if reason is None:
+                self.state = State.READY
+                return self._graphs
+        elif key in self._cache:  # back to a mode seen before (train <-> eval, no_grad): no export
+            stale = self._cache[key].stale()
+            if stale is None:
+                self._key, self._graphs = key, self._cache[key]
+                self.state = State.READY
+                return self._graphs
+            reason = f"{reason}, and its graphs are stale: {stale}"
         LOG.info("ORTModule: exporting %s (%s)", type(self.module).__name__, reason)
         self.state = State.EXPORT
         flat = _FlatModule(self.module, schema)
@@ -231,6 +281,16 @@ class GraphTransitionManager:
         modes = [(m, m.training) for m in flat.modules()]
         try:
             if self.module.training:
+                cumulative = [n for n, m in self.module.named_modules()
+                              if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training
+                              and m.track_running_stats and m.momentum is None]
+                if cumulative:
+                    # Its factor, 1 / num_batches_tracked, changes every step; the export would fix
+                    # the first one into the graph.
+                    raise ORTModuleExportError(
+                        f"ORTModule cannot run {type(self.module).__name__}: batch norm "
+                        f"{', '.join(repr(n) for n in cumulative)} keeps a cumulative average (momentum=None); give it "
+                        f"a momentum")
                 custom = self._custom_functions(flat, tensors)
                 if custom:
                     raise ORTModuleExportError(
@@ -249,7 +309,11 @@ class GraphTransitionManager:
 
     def _export_traced(self, flat, tensors, input_names, with_params):
         dynamic = {name: {d: f"{name}_dim{d}" for d in range(t.dim())} for name, t in zip(input_names, tensors)}
-        mode = torch.onnx.TrainingMode.TRAINING if self.module.training else torch.onnx.TrainingMode.EVAL
+        # Submodules in different modes (a frozen batch norm in eval inside a training module)
+        # are traced each in its own (PRESERVE); TRAINING and EVAL would set one on all of them.
+        training = [m.training for m in self.module.modules()]
+        mode = (torch.onnx.TrainingMode.TRAINING if all(training) else
+                torch.onnx.TrainingMode.EVAL if not any(training) else torch.onnx.TrainingMode.PRESERVE)
         f = io.BytesIO()
         try:
             # Without the weights, parameters and buffers are graph inputs and the exporter never
