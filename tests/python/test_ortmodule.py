@@ -342,6 +342,21 @@ def test_errors_name_the_module():
     with pytest.raises(ORTModuleExportError, match="Sequential.*'1'.*momentum=None"):
         ORTModule(cumulative)(torch.randn(5, 3))
 
+    class CountsItsCalls(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(3, 3)
+            self.register_buffer("calls", torch.zeros((), dtype=torch.long))
+
+        def forward(self, x):
+            self.calls += 1  # an in-place update the export would drop
+            return self.lin(x)
+
+    counting = CountsItsCalls()
+    with pytest.raises(ORTModuleExportError, match="CountsItsCalls.*buffer 'calls' in place"):
+        ORTModule(counting)(torch.randn(2, 3))
+    assert int(counting.calls) == 0  # put back after the check
+
 
 def test_strided_convolutions_on_any_input_size_give_pytorchs_input_gradients():
     theirs, ours, wrapped = twins(lambda: torch.nn.Sequential(torch.nn.Conv2d(2, 3, 3, stride=2, padding=1),

@@ -270,6 +270,36 @@ class GraphTransitionManager:
             stack.extend(next_fn for next_fn, _ in fn.next_functions)
         return sorted(found)
 
+    def _check_training_forward(self, flat, tensors, saved):
+        """Refuses, naming the module, what a training export would silently change: a batch
+        norm's cumulative average, a custom Function with its own symbolic, and a buffer the
+        forward updates in place other than the statistics of a training-mode batch norm (the
+        export drops the update). Runs the forward once in torch; `saved` holds the buffers'
+        values from before."""
+        name = type(self.module).__name__
+        norms = [(n, m) for n, m in flat.named_modules()
+                 if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training and m.track_running_stats]
+        cumulative = [n.removeprefix("module.") for n, m in norms if m.momentum is None]
+        if cumulative:
+            # Its factor, 1 / num_batches_tracked, changes every step; the export would fix the
+            # first one into the graph.
+            raise ORTModuleExportError(
+                f"ORTModule cannot run {name}: batch norm {', '.join(repr(n) for n in cumulative)} keeps a "
+                f"cumulative average (momentum=None); give it a momentum")
+        custom = self._custom_functions(flat, tensors)
+        if custom:
+            raise ORTModuleExportError(
+                f"ORTModule cannot run {name}: it calls the custom torch.autograd.Function {', '.join(custom)}, "
+                f"which defines its own symbolic: the export would write that ONNX form and onyx would differentiate "
+                f"it instead of running the Function's backward (remove the symbolic to run the Function itself)")
+        kept = {f"{n}.{b}" for n, _ in norms for b in ("running_mean", "running_var", "num_batches_tracked")}
+        updated = [n.removeprefix("module.") for n, b in flat.named_buffers()
+                   if n in saved and n not in kept and not torch.equal(b, saved[n])]
+        if updated:
+            raise ORTModuleExportError(
+                f"ORTModule cannot run {name}: its forward updates buffer {', '.join(repr(n) for n in updated)} in "
+                f"place, which the export cannot keep (onyx's graph updates only training batch norms' statistics)")
+
     def _export(self, flat, tensors, with_params):
         input_names = [f"input_{i}" for i in range(len(tensors))]
         # Running the module (the check below, and the exporter's trace) updates its buffers as
@@ -281,23 +311,7 @@ class GraphTransitionManager:
         modes = [(m, m.training) for m in flat.modules()]
         try:
             if self.module.training:
-                cumulative = [n for n, m in self.module.named_modules()
-                              if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training
-                              and m.track_running_stats and m.momentum is None]
-                if cumulative:
-                    # Its factor, 1 / num_batches_tracked, changes every step; the export would fix
-                    # the first one into the graph.
-                    raise ORTModuleExportError(
-                        f"ORTModule cannot run {type(self.module).__name__}: batch norm "
-                        f"{', '.join(repr(n) for n in cumulative)} keeps a cumulative average (momentum=None); give it "
-                        f"a momentum")
-                custom = self._custom_functions(flat, tensors)
-                if custom:
-                    raise ORTModuleExportError(
-                        f"ORTModule cannot run {type(self.module).__name__}: it calls the custom "
-                        f"torch.autograd.Function {', '.join(custom)}, which defines its own symbolic: the export "
-                        f"would write that ONNX form and onyx would differentiate it instead of running the Function's "
-                        f"backward (remove the symbolic to run the Function itself)")
+                self._check_training_forward(flat, tensors, saved)
             return self._export_traced(flat, tensors, input_names, with_params)
         finally:
             with torch.no_grad():
