@@ -205,7 +205,11 @@ Result<ModuleGraphs> make_module_graphs(const ir::Model& exported, const ModuleG
       out.output_grads.push_back("");
       continue;
     }
+    // One seed per output position: a value the module returns twice gets two, which the
+    // builder sums.
     vi.name = o + "_grad";
+    for (int k = 1; std::find(out.output_grads.begin(), out.output_grads.end(), vi.name) != out.output_grads.end(); ++k)
+      vi.name = o + "_grad_" + std::to_string(k);
     out.output_grads.push_back(vi.name);
     if (request.y.empty()) {
       request.y = o;
