@@ -1,6 +1,6 @@
 // PythonOp (ai.onyx.torch): runs a custom torch.autograd.Function that ORTModule's export kept
 // whole (src/ops/python_op.cc has the node's contract), through
-// onyx.training.ortmodule._custom_function._run_forward(func_key, training, inputs): the
+// onyx.training.ortmodule._custom_function._run_forward(func_key, training, inputs, types): the
 // Function registered under func_key is applied to numpy copies of the inputs (with autograd
 // recording when training = 1, so that PythonOpGrad can run its backward), and returns the
 // context's id and the outputs, copied into this node's outputs. CPU; any numeric type.
@@ -24,17 +24,19 @@ class PythonOpKernel final : public Kernel {
 
   Status compute(KernelContext& ctx) const override {
     return with_python(label_, "_run_forward", [&](py::object& run) -> Status {
-      py::list inputs;
+      py::list inputs, types;  // types: ONNX element type numbers (numpy holds bfloat16 as uint16)
       for (int i = 0; i < ctx.num_inputs(); ++i) {
         if (!ctx.has_input(i)) {
           inputs.append(py::none());
+          types.append(0);
         } else if (!ctx.input_value(i).is_tensor()) {
           return invalid_argument(label_, ": input ", i, " is not a tensor");
         } else {
           inputs.append(tensor_copy_to_numpy(ctx.input(i)));
+          types.append(int(ctx.input(i).dtype()));
         }
       }
-      py::tuple result = run(key_, training_, inputs);
+      py::tuple result = run(key_, training_, inputs, types);
       const int64_t context = result[0].cast<int64_t>();
       py::list outputs = result[1];
       if (int(outputs.size()) != ctx.num_outputs() - 1)

@@ -16,7 +16,8 @@ Status copy_numpy_to_output(KernelContext& ctx, int i, py::handle obj, DataType 
   if (!py::isinstance<py::array>(obj))
     return Status(StatusCode::kRuntimeError, what + ": output " + std::to_string(i) + " is not a tensor");
   py::array arr = py::reinterpret_borrow<py::array>(obj);
-  const DataType given = data_type_of_numpy(arr.dtype());
+  DataType given = data_type_of_numpy(arr.dtype());
+  if (given == DataType::kUInt16 && expected == DataType::kBFloat16) given = DataType::kBFloat16;  // bfloat16 bits
   if (given == DataType::kUndefined || given == DataType::kString)
     return Status(StatusCode::kRuntimeError, what + ": output " + std::to_string(i) + " has numpy dtype " +
                                                  py::str(arr.dtype()).cast<std::string>() + ", no numeric ONNX type");

@@ -37,7 +37,8 @@ py::object tensor_copy_to_numpy(const Tensor& t);
 
 // Copies `array` (what the Python side returned for output `i` of the node) into output i,
 // checking it is a C-contiguous numpy array of `expected` element type (kUndefined: any
-// numeric type) and, when `rank` >= 0, of that rank. Needs the GIL.
+// numeric type; uint16 is taken as bfloat16 bits where bfloat16 is expected) and, when `rank`
+// >= 0, of that rank. Needs the GIL.
 Status copy_numpy_to_output(KernelContext& ctx, int i, py::handle array, DataType expected, int64_t rank,
                             const std::string& what);
 

@@ -147,3 +147,24 @@ def test_an_exception_in_the_function_names_it():
     assert wrapped.export_count == 1
     gc.collect()
     assert _custom_function.context_count() == 0
+
+
+def test_a_python_op_outside_its_process_is_refused_with_a_clear_error():
+    from onnx import TensorProto, helper
+
+    import onyx
+
+    def model(func_key):
+        node = helper.make_node("PythonOp", ["x"], ["ctx", "y"], domain="ai.onyx.torch", func_key=func_key,
+                                training=0, output_types=[1], output_ranks=[1])
+        node.attribute.append(helper.make_attribute("name", "Elsewhere"))
+        graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
+                                  [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
+        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                       helper.make_opsetid("ai.onyx.torch", 1)]).SerializeToString()
+
+    session = onyx.InferenceSession(model(10**9))
+    with pytest.raises(Exception, match="Elsewhere.*no custom torch.autograd.Function is registered under func_key"):
+        session.run(None, {"x": np.zeros(2, np.float32)})
+    with pytest.raises(Exception, match="no func_key"):
+        onyx.InferenceSession(model(-1))

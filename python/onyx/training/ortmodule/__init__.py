@@ -14,6 +14,7 @@ every call and tensors cross between torch and onyx through DLPack, without copi
 graphs must be rebuilt is _graph_transitions' business."""
 import ctypes
 import os
+import weakref
 
 import torch
 
@@ -111,6 +112,18 @@ def _run_on_device(session, feeds, output_names, device):
     return binding.get_outputs()
 
 
+class _Saved:
+    """What one forward call leaves for its backward: the stashed values, the fed inputs the
+    backward graph reads, and the contexts of the custom Functions it ran."""
+
+    def __init__(self, stashed, fed, contexts):
+        self.stashed, self.fed, self.contexts = stashed, fed, contexts
+
+    def release(self):
+        self.stashed = self.fed = None
+        self.contexts.release()
+
+
 class _RunInOnyx(torch.autograd.Function):
     """forward(graphs, n_inputs, *inputs, *parameters): the module's flat outputs."""
 
@@ -122,7 +135,6 @@ class _RunInOnyx(torch.autograd.Function):
                 results = _run_on_device(graphs.forward, feeds, graphs.forward_output_names, graphs.device)
             else:
                 results = graphs.forward.run_with_ort_values(None, feeds)
-        ctx.custom_function_contexts = contexts if contexts.ids else None
         n_out, n_stats = len(graphs.outputs), len(graphs.running_statistics)
         outputs = [_to_torch(v) for v in results[:n_out]]
         with torch.no_grad():  # training-mode BatchNormalization's running statistics, as torch keeps them
@@ -131,8 +143,13 @@ class _RunInOnyx(torch.autograd.Function):
             for counter in graphs.batch_counters:
                 counter.add_(1)
         ctx.graphs = graphs
-        ctx.stashed = results[n_out + n_stats:]
-        ctx.fed = {name: feeds[name] for name in graphs.backward_forward_inputs}
+        # What the backward reads lives as long as torch keeps a saved tensor: freed when the
+        # backward ends (kept for another with retain_graph=True), or when the graph is dropped.
+        ctx.saved = _Saved(results[n_out + n_stats:], {name: feeds[name] for name in graphs.backward_forward_inputs},
+                           contexts)
+        holder = torch.empty(0)
+        ctx.save_for_backward(holder)
+        weakref.finalize(holder, ctx.saved.release)
         ctx.output_shapes = [(o.shape, o.dtype) for o in outputs]
         ctx.n_tensors = len(tensors)
         ctx.mark_non_differentiable(*[o for o, g in zip(outputs, graphs.output_grads) if not g])
@@ -143,8 +160,12 @@ class _RunInOnyx(torch.autograd.Function):
         graphs = ctx.graphs
         if graphs.backward is None:
             return (None, None) + (None,) * ctx.n_tensors
-        feeds = dict(zip(graphs.stashed, ctx.stashed))
-        feeds.update(ctx.fed)
+        if torch.is_grad_enabled():
+            raise RuntimeError("ORTModule's backward cannot be differentiated again (create_graph=True): onyx's "
+                               "backward graph is not recorded by autograd")
+        ctx.saved_tensors  # noqa: B018 - torch's own error for a second backward without retain_graph
+        feeds = dict(zip(graphs.stashed, ctx.saved.stashed))
+        feeds.update(ctx.saved.fed)
         for name, g, (shape, dtype) in zip(graphs.output_grads, grad_outputs, ctx.output_shapes):
             if name:
                 feeds[name] = _to_onyx(g if g is not None else torch.zeros(shape, dtype=dtype, device=graphs.device))
@@ -178,7 +199,6 @@ class _RunInOnyx(torch.autograd.Function):
             results = _run_on_device(graphs.backward, feeds, graphs.gradients, graphs.device)
         else:
             results = graphs.backward.run_with_ort_values(None, feeds)
-        ctx.stashed = ctx.fed = None  # the activations go now, not when the graph is freed
         grads = [None] * ctx.n_tensors
         for (x, name), v in zip(sources, results):
             grads[graphs.position[x]] = into[name] if name in into else _to_torch(v)

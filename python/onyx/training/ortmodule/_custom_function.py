@@ -11,11 +11,11 @@ kernels of onyx._onyx (python/src/python_op*.cc) call `_run_forward` and `_run_b
   grad when the graph trains), keeps the inputs and outputs under a fresh context id while
   autograd holds the Function's ctx, and returns the id and the outputs;
 - `_run_backward` runs autograd back from those outputs with the gradients onyx gives, through
-  the Function's own backward, and returns the inputs' gradients; the context goes.
+  the Function's own backward, and returns the inputs' gradients.
 
-A context whose backward never comes (the loss dropped, an error between) goes with the
-ORTModule forward call that made it: `collecting()` gathers the ids a forward run makes, and
-the caller keeps the returned `Contexts` with its autograd node. The Function runs on the CPU
+A context lives as long as the ORTModule call that made it keeps its saved values (after its
+last backward, or until its graph is dropped): `collecting()` gathers the ids a forward run
+makes into a `Contexts`, which the caller releases with those values. The Function runs on the CPU
 on copies of its inputs, whichever device the module is on.
 """
 import contextlib
@@ -108,14 +108,19 @@ def exporting(training):
 
 
 class Contexts:
-    """The contexts one forward run made; they go when this does (its autograd node's end)."""
+    """The contexts one forward run made; they go with release() (when the ORTModule call's
+    saved values go: after its last backward, or with its graph) or with this object."""
 
     def __init__(self):
         self.ids = []
 
-    def __del__(self):
+    def release(self):
         for i in self.ids:
             _contexts.pop(i, None)
+        self.ids = []
+
+    def __del__(self):
+        self.release()
 
 
 @contextlib.contextmanager
@@ -130,9 +135,23 @@ def collecting():
         _local.made = before
 
 
-def _run_forward(key, training, inputs):
+def _to_torch(array, onnx_type):
+    if onnx_type == _ONNX_TYPES["BFloat16"]:  # numpy holds its bits as uint16, which torch cannot read
+        return torch.from_numpy(array.view(np.int16)).view(torch.bfloat16)
+    return torch.from_numpy(array)
+
+
+def _to_numpy(t):
+    t = t.detach().cpu().contiguous()
+    return t.view(torch.int16).numpy().view(np.uint16) if t.dtype == torch.bfloat16 else t.numpy()
+
+
+def _run_forward(key, training, inputs, types):
+    if not 0 <= key < len(_calls):
+        raise RuntimeError(f"no custom torch.autograd.Function is registered under func_key {key} in this process: "
+                           f"PythonOp nodes run only in the process whose ORTModule exported them")
     call = _calls[key]
-    tensors = [None if a is None else torch.from_numpy(a) for a in inputs]
+    tensors = [None if a is None else _to_torch(a, t) for a, t in zip(inputs, types)]
     if training:
         tensors = [t.requires_grad_() if t is not None and t.is_floating_point() else t for t in tensors]
     with torch.enable_grad() if training else torch.no_grad():
@@ -148,19 +167,21 @@ def _run_forward(key, training, inputs):
         made = getattr(_local, "made", None)
         if made is not None:
             made.append(context)
-    return context, [np.ascontiguousarray(o.detach().cpu().contiguous().numpy()) for o in outputs]
+    return context, [_to_numpy(o) for o in outputs]
 
 
 def _run_backward(context, grads, input_indices):
-    entry = _contexts.pop(context, None)
+    entry = _contexts.get(context)
     if entry is None:
-        raise RuntimeError("this call's context is gone: its backward ran already (a second backward through one "
-                           "forward, retain_graph=True, does not reach custom Functions) or it was not recorded")
+        raise RuntimeError("this call's context is gone: its ORTModule call's saved values were released, or it was "
+                           "not recorded")
     tensors, outputs = entry
     wanted = [tensors[i] for i in input_indices]
     pairs = [(o, torch.from_numpy(g)) for o, g in zip(outputs, grads) if g is not None and o.requires_grad]
     found = [None] * len(wanted)
     if pairs:
-        found = torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True)
-    return [np.ascontiguousarray((g if g is not None else torch.zeros_like(w)).detach().contiguous().numpy())
-            for g, w in zip(found, wanted)]
+        # Kept for another backward (retain_graph=True on the ORTModule call): the context goes
+        # with that call's saved values.
+        found = torch.autograd.grad([o for o, _ in pairs], wanted, [g for _, g in pairs], allow_unused=True,
+                                    retain_graph=True)
+    return [_to_numpy(g if g is not None else torch.zeros_like(w)) for g, w in zip(found, wanted)]

@@ -78,6 +78,16 @@ def _device_of(module_name, tensors):
     return device
 
 
+def _autocast_state():
+    """torch.autocast's state, which the export traces its casts under: () when off."""
+    state = ()
+    if torch.is_autocast_cpu_enabled():
+        state += (("cpu", str(torch.get_autocast_cpu_dtype())),)
+    if torch.is_autocast_enabled():
+        state += (("cuda", str(torch.get_autocast_gpu_dtype())),)
+    return state
+
+
 class _FlatModule(torch.nn.Module):
     """The wrapped module with flat tensor inputs and outputs, as the exporter needs it."""
 
@@ -171,10 +181,13 @@ class GraphTransitionManager:
         # Each submodule's own mode too: a frozen batch norm in eval inside a training module is
         # exported as it runs in PyTorch, and switching one alone exports again.
         modes = tuple((name, m.training) for name, m in self.module.named_modules())
-        key = (schema, self._parameter_key(), bool(self.module.training), torch.is_grad_enabled(), modes)
+        autocast = _autocast_state()
+        key = (schema, self._parameter_key(), bool(self.module.training), torch.is_grad_enabled(), modes, autocast)
         if self._key is None:
             return key, "first call"
-        old_schema, old_params, old_training, old_grad, old_modes = self._key
+        old_schema, old_params, old_training, old_grad, old_modes, old_autocast = self._key
+        if old_autocast != autocast:
+            return key, f"autocast switched to {autocast or 'off'}"
         if old_training != key[2]:
             return key, "the module switched to " + ("training" if key[2] else "eval") + " mode"
         if old_modes != modes:
@@ -383,7 +396,10 @@ class GraphTransitionManager:
         values = {name: b.detach().cpu().numpy().copy() if b.dtype == torch.bool
                   else OrtValue.from_dlpack(b.detach().cpu().clone().contiguous()) for name, b in buffers.items()}
         device = _device_of(type(self.module).__name__, list(params.values()) + list(buffers.values()) + list(tensors))
-        made = _onyx._make_module_graphs(exported, needs_grad, trainable, frozen, values)
+        try:
+            made = _onyx._make_module_graphs(exported, needs_grad, trainable, frozen, values)
+        except Exception as e:  # noqa: BLE001 - reported with the module's name
+            raise ORTModuleExportError(f"ORTModule cannot build the graphs of {type(self.module).__name__}: {e}") from e
         if any(n not in input_names and n not in params and n not in buffers for n in made["forward_inputs"]):
             return None  # a graph input that is none of these: a value the exporter computed from the weights
         if self.debug is not None and self.debug.save_onnx:
