@@ -228,6 +228,13 @@ Result<ModuleGraphs> make_module_graphs(const ir::Model& exported, const ModuleG
     fold_gather_grads_into_sums(g);
     types = ops::infer_graph_types(g, m.opsets);
   }
+  // StopGradient has done its work in the builder: from here on it is an Identity.
+  for (ir::Node& n : g.nodes)
+    if (n.domain == "ai.onyx.training" && n.op_type == "StopGradient") {
+      n.domain.clear();
+      n.op_type = "Identity";
+      n.attributes.clear();
+    }
 
   // Forward: the nodes the outputs and the statistics' updates need.
   std::set<std::string> needed(out.outputs.begin(), out.outputs.end());

@@ -1,7 +1,7 @@
 """The bridge that runs custom torch.autograd.Functions inside ORTModule's graphs.
 
 At export, a Function without its own `symbolic` becomes one ai.onyx.torch PythonOp node (the
-exporter would otherwise differentiate its forward and drop its backward): `_symbolic` records
+exporter would otherwise differentiate its forward and drop its backward): `symbolic` records
 the Function, its calling convention and its constant arguments under a func_key, and the
 element types and ranks of its outputs. onyx's gradient builder answers the node with one
 PythonOpGrad (src/training/gradients/python_op.cc). At run, the PythonOp and PythonOpGrad
@@ -21,7 +21,6 @@ on copies of its inputs, whichever device the module is on.
 import contextlib
 import itertools
 import threading
-import warnings
 
 import numpy as np
 import torch
@@ -58,7 +57,14 @@ def context_count():
     return len(_contexts)
 
 
-def _symbolic(g, *args, **_):
+def training_export(training):
+    """Sets whether the PythonOp nodes of the export in progress keep a context for a backward
+    (gradients will be asked for)."""
+    _local.training = training
+
+
+def symbolic(g, *args, **_):
+    """torch.onnx's symbolic for prim::PythonOp (registered by _symbolics.exporting)."""
     node = g.original_node
     apply = node.pyobj()
     function = getattr(apply, "__self__", None)
@@ -88,23 +94,6 @@ def _symbolic(g, *args, **_):
     for value, traced in zip(made[1:], outputs):
         value.setType(traced.type())
     return made[1] if len(outputs) == 1 else tuple(made[1:])
-
-
-@contextlib.contextmanager
-def exporting(training):
-    """While torch.onnx.export runs: custom Functions become PythonOp nodes that keep a context
-    for a backward when `training` (gradients will be asked for)."""
-    from torch.onnx import register_custom_op_symbolic, unregister_custom_op_symbolic
-
-    register_custom_op_symbolic("prim::PythonOp", _symbolic, 1)
-    _local.training = training
-    try:
-        with warnings.catch_warnings():  # torch cannot infer PythonOp's shapes; onyx's rule does
-            warnings.filterwarnings("ignore", message=f"The shape inference of {DOMAIN}::PythonOp")
-            yield
-    finally:
-        _local.training = False
-        unregister_custom_op_symbolic("prim::PythonOp", 1)
 
 
 class Contexts:

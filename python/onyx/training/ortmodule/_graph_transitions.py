@@ -30,7 +30,7 @@ import os
 
 import torch
 
-from onyx.training.ortmodule import _custom_function, _io
+from onyx.training.ortmodule import _custom_function, _io, _symbolics
 
 LOG = logging.getLogger("onyx.ortmodule")
 
@@ -285,7 +285,8 @@ class GraphTransitionManager:
 
     def _check_training_forward(self, flat, tensors, saved):
         """Refuses, naming the module, what a training export would silently change: a batch
-        norm's cumulative average, a custom Function with its own symbolic, and a buffer the
+        norm's cumulative average, sparse embedding gradients, a custom Function with its own
+        symbolic, and a buffer the
         forward updates in place other than the statistics of a training-mode batch norm (the
         export drops the update). Runs the forward once in torch; `saved` holds the buffers'
         values from before."""
@@ -299,6 +300,12 @@ class GraphTransitionManager:
             raise ORTModuleExportError(
                 f"ORTModule cannot run {name}: batch norm {', '.join(repr(n) for n in cumulative)} keeps a "
                 f"cumulative average (momentum=None); give it a momentum")
+        sparse = [n.removeprefix("module.") for n, m in flat.named_modules()
+                  if isinstance(m, (torch.nn.Embedding, torch.nn.EmbeddingBag)) and m.sparse]
+        if sparse:
+            raise ORTModuleExportError(
+                f"ORTModule cannot run {name}: embedding {', '.join(repr(n) for n in sparse)} asks for sparse "
+                f"gradients (sparse=True); onyx computes dense ones")
         custom = self._custom_functions(flat, tensors)
         if custom:
             raise ORTModuleExportError(
@@ -346,10 +353,10 @@ class GraphTransitionManager:
             # Without the weights, parameters and buffers are graph inputs and the exporter never
             # serialises the parameters (a 0.5 GB model: ~1.9 GB less at the export's peak);
             # _process hands the buffers' values back as initializers.
-            with _custom_function.exporting(self.module.training and torch.is_grad_enabled()):
+            with _symbolics.exporting(self.module.training and torch.is_grad_enabled()):
                 torch.onnx.export(flat, tuple(t.detach() for t in tensors), f, input_names=input_names,
-                                  dynamic_axes=dynamic, opset_version=17, training=mode, do_constant_folding=False,
-                                  export_params=with_params, custom_opsets={_custom_function.DOMAIN: 1},
+                                  dynamic_axes=dynamic, opset_version=_symbolics.OPSET, training=mode, do_constant_folding=False,
+                                  export_params=with_params, custom_opsets=_symbolics.CUSTOM_OPSETS,
                                   **_TRACING_EXPORTER)
         except Exception as e:  # noqa: BLE001 - reported with the module's name
             name = type(self.module).__name__

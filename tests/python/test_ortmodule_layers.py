@@ -1,0 +1,59 @@
+"""Common torch.nn layers under ORTModule give PyTorch's outputs and parameter gradients: the
+export's forms of layer norm without affine parameters, group norm, multi-head attention, a
+whole transformer encoder layer, 1-D convolution with pooling, norms and variances, embeddings
+with max_norm. Each is differentiated against a random weighting of its output (not a loss that
+a normalisation makes constant). Needs PyTorch; skipped without it."""
+import copy
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+nn, F = torch.nn, torch.nn.functional
+from onyx.training.ortmodule import ORTModule  # noqa: E402
+
+
+class Apply(nn.Module):
+    def __init__(self, fn, *modules):
+        super().__init__()
+        self.fn, self.parts = fn, nn.ModuleList(modules)
+
+    def forward(self, x):
+        return self.fn(self.parts, x)
+
+
+LAYERS = {
+    "layer norm without affine": (lambda: Apply(lambda m, x: m[1](F.layer_norm(m[0](x), (6,))), nn.Linear(5, 6),
+                                                nn.Linear(6, 2)), lambda: torch.randn(3, 5)),
+    "group norm": (lambda: Apply(lambda m, x: m[1](m[0](x)), nn.Conv2d(4, 4, 3), nn.GroupNorm(2, 4)),
+                   lambda: torch.randn(2, 4, 6, 6)),
+    "multi-head attention": (lambda: Apply(lambda m, x: m[0](x, x, x)[0], nn.MultiheadAttention(8, 2, batch_first=True)),
+                             lambda: torch.randn(2, 5, 8)),
+    "transformer encoder layer": (lambda: nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True),
+                                  lambda: torch.randn(2, 5, 8)),
+    "conv1d and max pool": (lambda: Apply(lambda m, x: F.max_pool1d(m[0](x), 2), nn.Conv1d(3, 4, 3, padding=1)),
+                            lambda: torch.randn(2, 3, 10)),
+    "norm, std and var": (lambda: Apply(lambda m, x: m[0](x).norm(dim=1) + m[0](x).std(1) + m[0](x).var(1),
+                                        nn.Linear(5, 6)), lambda: torch.randn(3, 5)),
+    "embedding with max_norm": (lambda: Apply(lambda m, x: m[0](x).sum(1), nn.Embedding(10, 4, max_norm=1.0)),
+                                lambda: torch.tensor([[5, 1, 2, 5]])),
+}
+
+
+@pytest.mark.parametrize("name", list(LAYERS))
+def test_layer_gives_pytorchs_outputs_and_gradients(name):
+    make, example = LAYERS[name]
+    torch.manual_seed(0)
+    theirs = make()
+    ours = copy.deepcopy(theirs)
+    wrapped = ORTModule(ours)
+    x = example()
+    expected, got = theirs(x), wrapped(x)
+    np.testing.assert_allclose(got.detach().numpy(), expected.detach().numpy(), rtol=1e-5, atol=1e-5)
+    weights = torch.randn(expected.shape)
+    (expected * weights).sum().backward()
+    (got * weights).sum().backward()
+    for (param, p), q in zip(theirs.named_parameters(), ours.parameters()):
+        assert (p.grad is None) == (q.grad is None), param
+        if p.grad is not None:
+            np.testing.assert_allclose(q.grad.numpy(), p.grad.numpy(), rtol=1e-4, atol=1e-5, err_msg=param)
