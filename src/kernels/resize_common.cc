@@ -269,6 +269,10 @@ Status apply_sizes(const ResizeAttrs& attrs, const Tensor& sizes, const std::vec
 }  // namespace
 
 Result<ResizeAttrs> parse_resize_attrs(const KernelInfo& info, bool legacy) {
+  return parse_resize_attrs(info, legacy, info.opset());
+}
+
+Result<ResizeAttrs> parse_resize_attrs(const KernelInfo& info, bool legacy, int64_t opset) {
   ResizeAttrs a;
   const std::string mode = info.attr_string("mode", "nearest");
   if (mode == "nearest") a.mode = ResizeMode::kNearest;
@@ -280,7 +284,6 @@ Result<ResizeAttrs> parse_resize_attrs(const KernelInfo& info, bool legacy) {
     a.nearest = ResizeNearestMode::kFloor;
     return a;
   }
-  const int64_t opset = info.opset();
   const std::string coord = info.attr_string("coordinate_transformation_mode", "half_pixel");
   if (coord == "half_pixel") a.coord = ResizeCoordMode::kHalfPixel;
   else if (coord == "half_pixel_symmetric" && opset >= 19) a.coord = ResizeCoordMode::kHalfPixelSymmetric;

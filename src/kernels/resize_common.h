@@ -42,6 +42,9 @@ struct ResizeAttrs {
 // Parses the attributes of Resize for info.opset(). With `legacy` (Upsample, Resize-10) only
 // `mode` exists (nearest or linear) and coordinates are asymmetric with floor rounding.
 Result<ResizeAttrs> parse_resize_attrs(const KernelInfo& info, bool legacy);
+// The same for a node that carries Resize's attributes as Resize-`opset` defines them (training's
+// ResizeGrad, in its own domain).
+Result<ResizeAttrs> parse_resize_attrs(const KernelInfo& info, bool legacy, int64_t opset);
 
 // How one axis is resized.
 struct ResizeAxis {

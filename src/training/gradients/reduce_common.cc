@@ -1,13 +1,15 @@
 #include "training/gradients/reduce_common.h"
 
+#include <algorithm>
+
 namespace onyx::training {
 
-Status reduce_gradient(GradientContext& ctx, bool mean) {
-  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
+Result<KeptReduction> kept_reduction(GradientContext& ctx) {
   GradientEmitter& e = ctx.emit;
   const SymbolicShape& x = e.type_of(ctx.input(0)).shape;
   if (!x.has_rank) return not_implemented(ctx.node.op_type, "'s gradient needs the input's rank known statically");
-  const int64_t rank = int64_t(x.dims.size());
+  KeptReduction r;
+  r.rank = int64_t(x.dims.size());
   std::vector<int64_t> axes;
   bool axes_given = false;
   if (const ir::Attribute* a = ctx.node.attribute("axes")) {
@@ -22,33 +24,51 @@ Status reduce_gradient(GradientContext& ctx, bool mean) {
     axes_given = true;
   }
   const ir::Attribute* noop = ctx.node.attribute("noop_with_empty_axes");
-  if ((!axes_given || axes.empty()) && noop && noop->i) {  // nothing reduced
+  if ((!axes_given || axes.empty()) && noop && noop->i) {
+    r.nothing = true;
+    r.y = ctx.output(0);
+    r.dy = ctx.output_grads[0];
+    return r;
+  }
+  std::vector<bool> reduced(size_t(r.rank), !axes_given || axes.empty());
+  for (int64_t a : axes) {
+    if (a < -r.rank || a >= r.rank)
+      return invalid_argument(ctx.node.op_type, " axis ", a, " out of range for rank ", r.rank);
+    reduced[size_t(a < 0 ? a + r.rank : a)] = true;
+  }
+  for (int64_t i = 0; i < r.rank; ++i)
+    if (reduced[size_t(i)]) r.axes.push_back(i);
+  r.y = ctx.output(0);
+  r.dy = ctx.output_grads[0];
+  const ir::Attribute* keep = ctx.node.attribute("keepdims");
+  if (keep && keep->i == 0 && !r.axes.empty()) {  // put the reduced dims back as 1
+    auto unsqueeze = [&](const std::string& v) {
+      return e.opset() >= 13 ? e.op("Unsqueeze", {v, e.int64s(r.axes)})
+                             : e.op("Unsqueeze", {v}, {{"axes", GradientEmitter::ints_attr("axes", r.axes)}});
+    };
+    r.y = unsqueeze(r.y);
+    r.dy = unsqueeze(r.dy);
+  }
+  return r;
+}
+
+Status reduce_gradient(GradientContext& ctx, bool mean) {
+  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
+  GradientEmitter& e = ctx.emit;
+  ONYX_ASSIGN_OR_RETURN(const KeptReduction r, kept_reduction(ctx));
+  if (r.nothing) {
     ctx.input_grads[0] = ctx.output_grads[0];
     return Status::Ok();
   }
-  std::vector<bool> reduced(size_t(rank), !axes_given || axes.empty());
-  for (int64_t a : axes) {
-    if (a < -rank || a >= rank) return invalid_argument(ctx.node.op_type, " axis ", a, " out of range for rank ", rank);
-    reduced[size_t(a < 0 ? a + rank : a)] = true;
-  }
-  const ir::Attribute* keep = ctx.node.attribute("keepdims");
-  std::string dy = ctx.output_grads[0];
-  if (keep && keep->i == 0) {  // put the reduced dims back as 1
-    std::vector<int64_t> unsqueeze;
-    for (int64_t i = 0; i < rank; ++i)
-      if (reduced[size_t(i)]) unsqueeze.push_back(i);
-    dy = e.opset() >= 13 ? e.op("Unsqueeze", {dy, e.int64s(unsqueeze)})
-                         : e.op("Unsqueeze", {dy}, {{"axes", GradientEmitter::ints_attr("axes", unsqueeze)}});
-  }
-  std::string g = e.op("Expand", {dy, e.op("Shape", {ctx.input(0)})});
+  std::string g = e.op("Expand", {r.dy, e.op("Shape", {ctx.input(0)})});
   if (mean) {
+    const SymbolicShape& x = e.type_of(ctx.input(0)).shape;
     double count = 1;
     bool known = true;
-    for (int64_t i = 0; i < rank; ++i)
-      if (reduced[size_t(i)]) {
-        known = known && x.dims[size_t(i)].value.has_value();
-        if (known) count *= double(*x.dims[size_t(i)].value);
-      }
+    for (int64_t i : r.axes) {
+      known = known && x.dims[size_t(i)].value.has_value();
+      if (known) count *= double(*x.dims[size_t(i)].value);
+    }
     const DataType t = ctx.elem_type(ctx.input(0));
     if (known) {
       ONYX_ASSIGN_OR_RETURN(std::string scale, e.scalar(t, count > 0 ? 1.0 / count : 0.0));
@@ -59,6 +79,22 @@ Status reduce_gradient(GradientContext& ctx, bool mean) {
     }
   }
   ctx.input_grads[0] = g;
+  return Status::Ok();
+}
+
+Status reduce_select_gradient(GradientContext& ctx) {
+  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
+  GradientEmitter& e = ctx.emit;
+  ONYX_ASSIGN_OR_RETURN(const KeptReduction r, kept_reduction(ctx));
+  if (r.nothing) {
+    ctx.input_grads[0] = ctx.output_grads[0];
+    return Status::Ok();
+  }
+  const DataType t = ctx.elem_type(ctx.input(0));
+  const std::string chosen =
+      e.op("Cast", {e.op("Equal", {ctx.input(0), r.y})}, {{"to", GradientEmitter::int_attr("to", int64_t(t))}});
+  const std::string ties = e.reduce_sum(chosen, r.axes, true);
+  ctx.input_grads[0] = e.op("Mul", {e.op("Div", {r.dy, ties}), chosen});
   return Status::Ok();
 }
 

@@ -1,11 +1,28 @@
-// The gradient of ReduceSum and ReduceMean, shared by their rule files.
+// What the reductions' gradients share (ReduceSum, ReduceMean, ReduceMax, ReduceMin,
+// ReduceLogSumExp, one rule file each).
 #pragma once
 #include "training/gradient_rule.h"
 
 namespace onyx::training {
 
-// dX = Expand(Reshape(dY, X's shape with the reduced dims as 1), Shape(X)), divided by the
-// reduced element count for a mean. The axes come from the attribute or a constant input.
+// A reduction node read back: which of the input's dims it reduced, and its output and output
+// gradient with those dims put back as 1 (keepdims form), so that they broadcast against the
+// input. `nothing` when no dim is reduced (noop_with_empty_axes with no axes): then Y is X.
+struct KeptReduction {
+  int64_t rank = 0;
+  std::vector<int64_t> axes;  // the reduced dims, ascending
+  bool nothing = false;
+  std::string y, dy;
+};
+// The axes come from the attribute or a constant input; the input's rank must be static.
+Result<KeptReduction> kept_reduction(GradientContext& ctx);
+
+// ReduceSum and ReduceMean: dX = Expand(dY kept, Shape(X)), divided by the reduced element
+// count for a mean.
 Status reduce_gradient(GradientContext& ctx, bool mean);
+
+// ReduceMax and ReduceMin: dY to the elements equal to the result, shared equally among ties
+// (PyTorch's rule for amax / amin).
+Status reduce_select_gradient(GradientContext& ctx);
 
 }  // namespace onyx::training

@@ -1,0 +1,11 @@
+// Ceil: piecewise constant, so its input gets no gradient (zero, as in PyTorch).
+#include "training/gradient_rule.h"
+
+namespace onyx::training {
+namespace {
+
+Status ceil_gradient(GradientContext&) { return Status::Ok(); }
+
+}  // namespace
+ONYX_REGISTER_GRADIENT("", "Ceil", ceil_gradient);
+}  // namespace onyx::training

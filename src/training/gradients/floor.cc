@@ -1,0 +1,11 @@
+// Floor: piecewise constant, so its input gets no gradient (zero, as in PyTorch).
+#include "training/gradient_rule.h"
+
+namespace onyx::training {
+namespace {
+
+Status floor_gradient(GradientContext&) { return Status::Ok(); }
+
+}  // namespace
+ONYX_REGISTER_GRADIENT("", "Floor", floor_gradient);
+}  // namespace onyx::training

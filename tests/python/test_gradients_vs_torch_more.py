@@ -1,0 +1,165 @@
+"""The gradient rules added for PyTorch's common layers (activations, Max/Min and Clip, the
+selecting reductions, CumSum, GatherElements, TopK, Tile, Pad, DepthToSpace, InstanceNormalization)
+against torch.autograd in float64, as test_gradients_vs_torch.py checks the first ones: the
+op's output weighted by a random tensor and summed, every input's gradient compared."""
+import numpy as np
+import pytest
+from onnx import TensorProto, helper, numpy_helper
+
+from test_gradients_vs_torch import SEEDS, check, shapes_that_broadcast
+
+torch = pytest.importorskip("torch")
+F = torch.nn.functional
+
+
+def node(op, inputs, **attrs):
+    return helper.make_node(op, inputs, ["y"], **attrs)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("op,attrs,fn", [
+    ("LeakyRelu", {"alpha": 0.1}, lambda x: F.leaky_relu(x, 0.1)),
+    ("Elu", {"alpha": 0.7}, lambda x: F.elu(x, 0.7)),
+    ("Selu", {}, F.selu),
+    ("Celu", {"alpha": 1.3}, lambda x: F.celu(x, 1.3)),
+    ("HardSigmoid", {"alpha": 1 / 6, "beta": 0.5}, F.hardsigmoid),
+    ("HardSwish", {}, F.hardswish),
+    ("Sin", {}, torch.sin), ("Cos", {}, torch.cos), ("Reciprocal", {}, torch.reciprocal),
+    ("Floor", {}, torch.floor), ("Ceil", {}, torch.ceil), ("Round", {}, torch.round), ("Sign", {}, torch.sign)])
+def test_activations_and_elementwise(op, attrs, fn, seed):
+    rng = np.random.default_rng(seed)
+    x = rng.uniform(-5, 5, (3, 4, 5))
+    if op == "Reciprocal":
+        x = np.where(np.abs(x) < 0.3, 0.7, x)
+    # ONNX keeps float attributes (alpha, gamma) in float32; torch's constants are float64.
+    float_attrs = op in ("LeakyRelu", "Elu", "Selu", "Celu", "HardSigmoid")
+    check([node(op, ["x"], **attrs)], {"x": x}, lambda x: fn(x), tol=1e-7 if float_attrs else 1e-9)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_prelu(seed):
+    rng = np.random.default_rng(seed)
+    x, slope = rng.uniform(-2, 2, (2, 3, 4)), rng.uniform(0, 0.5, (3, 1))
+    check([node("PRelu", ["x", "s"])], {"x": x, "s": slope}, lambda x, s: torch.where(x > 0, x, x * s))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("op,fn", [("Max", torch.maximum), ("Min", torch.minimum)])
+def test_max_and_min_with_broadcasting_and_ties(op, fn, seed):
+    rng = np.random.default_rng(seed)
+    sa, sb = shapes_that_broadcast(rng)
+    a, b = rng.integers(-2, 3, sa).astype(np.float64), rng.integers(-2, 3, sb).astype(np.float64)  # many ties
+    check([node(op, ["a", "b"])], {"a": a, "b": b}, lambda a, b: fn(a, b))
+
+
+def test_max_of_three():
+    rng = np.random.default_rng(5)
+    xs = {k: rng.integers(-1, 2, (4, 3)).astype(np.float64) for k in "abc"}
+    check([node("Max", ["a", "b", "c"])], xs, lambda a, b, c: torch.stack([a, b, c]).amax(0))
+
+
+@pytest.mark.parametrize("bounds", [(-0.5, 0.7), (None, 0.2), (-0.1, None)])
+def test_clip_includes_its_bounds(bounds):
+    rng = np.random.default_rng(1)
+    x = np.round(rng.uniform(-1, 1, (4, 5)), 1)  # values on the bounds too
+    consts, inputs = [], ["x"]
+    for name, v in zip(("lo", "hi"), bounds):
+        inputs.append(name if v is not None else "")
+        if v is not None:
+            consts.append(numpy_helper.from_array(np.array(v), name))
+    check([node("Clip", inputs)], {"x": x}, lambda x: torch.clamp(x, *bounds), consts=consts)
+
+
+@pytest.mark.parametrize("keepdims", [0, 1])
+@pytest.mark.parametrize("op,fn", [("ReduceMax", torch.amax), ("ReduceMin", torch.amin),
+                                   ("ReduceLogSumExp", torch.logsumexp)])
+def test_selecting_reductions(op, fn, keepdims):
+    rng = np.random.default_rng(2)
+    x = rng.integers(-2, 3, (3, 4, 5)).astype(np.float64) if op != "ReduceLogSumExp" else rng.normal(size=(3, 4, 5))
+    check([node(op, ["x"], axes=[1, 2], keepdims=keepdims)], {"x": x},
+          lambda x: fn(x, dim=(1, 2), keepdim=bool(keepdims)) if op != "ReduceLogSumExp"
+          else torch.logsumexp(x, dim=(1, 2), keepdim=bool(keepdims)))
+
+
+@pytest.mark.parametrize("exclusive", [0, 1])
+@pytest.mark.parametrize("reverse", [0, 1])
+def test_cumsum(exclusive, reverse):
+    x = np.random.default_rng(3).normal(size=(3, 6))
+    axis = numpy_helper.from_array(np.array(1, dtype=np.int64), "axis")
+
+    def fn(x):
+        y = torch.flip(x, [1]) if reverse else x
+        y = torch.cumsum(y, 1)
+        if exclusive:
+            y = torch.cat([torch.zeros_like(y[:, :1]), y[:, :-1]], 1)
+        return torch.flip(y, [1]) if reverse else y
+    check([node("CumSum", ["x", "axis"], exclusive=exclusive, reverse=reverse)], {"x": x}, fn, consts=[axis])
+
+
+def test_gather_elements_adds_repeated_indices():
+    rng = np.random.default_rng(4)
+    x, idx = rng.normal(size=(3, 5)), rng.integers(0, 5, (3, 7))
+    consts = [numpy_helper.from_array(idx, "idx")]
+    check([node("GatherElements", ["x", "idx"], axis=1)], {"x": x},
+          lambda x: torch.gather(x, 1, torch.tensor(idx)), consts=consts)
+
+
+def test_top_k():
+    x = np.random.default_rng(6).normal(size=(3, 8))
+    k = numpy_helper.from_array(np.array([3], dtype=np.int64), "k")
+    nodes = [helper.make_node("TopK", ["x", "k"], ["y", "i"], axis=1)]
+    check(nodes, {"x": x}, lambda x: torch.topk(x, 3, dim=1)[0], consts=[k])
+
+
+def test_tile():
+    x = np.random.default_rng(7).normal(size=(2, 3))
+    reps = numpy_helper.from_array(np.array([3, 2], dtype=np.int64), "reps")
+    check([node("Tile", ["x", "reps"])], {"x": x}, lambda x: x.repeat(3, 2), consts=[reps])
+
+
+@pytest.mark.parametrize("pads", [[1, 0, 2, 3], [0, -1, 1, 2]])
+def test_constant_pad_including_cropping(pads):
+    x = np.random.default_rng(8).normal(size=(3, 5))
+    p = numpy_helper.from_array(np.array(pads, dtype=np.int64), "pads")
+    # ONNX pads: begin of each dim, then end of each; torch's F.pad: last dim first, (begin, end).
+    check([node("Pad", ["x", "pads"])], {"x": x}, lambda x: F.pad(x, (pads[1], pads[3], pads[0], pads[2])), consts=[p])
+
+
+@pytest.mark.parametrize("mode", ["DCR", "CRD"])
+def test_depth_to_space(mode):
+    x = np.random.default_rng(9).normal(size=(2, 8, 3, 2))
+
+    def fn(x):
+        if mode == "CRD":
+            return F.pixel_shuffle(x, 2)
+        n, c, h, w = x.shape
+        return x.reshape(n, 2, 2, c // 4, h, w).permute(0, 3, 4, 1, 5, 2).reshape(n, c // 4, h * 2, w * 2)
+    check([node("DepthToSpace", ["x"], blocksize=2, mode=mode)], {"x": x}, fn)
+
+
+@pytest.mark.parametrize("shape", [(2, 3, 5), (2, 3, 4, 3)])
+def test_instance_normalization(shape):
+    rng = np.random.default_rng(10)
+    x, scale, bias = rng.normal(size=shape), rng.normal(size=shape[1]), rng.normal(size=shape[1])
+    check([node("InstanceNormalization", ["x", "s", "b"], epsilon=1e-5)], {"x": x, "s": scale, "b": bias},
+          lambda x, s, b: F.instance_norm(x, weight=s, bias=b, eps=1e-5), tol=1e-8)
+
+
+@pytest.mark.parametrize("mode,coord,nearest,torch_mode,align,scale", [
+    ("nearest", "asymmetric", "floor", "nearest", None, 2.0),
+    ("nearest", "asymmetric", "floor", "nearest", None, 0.5),
+    ("linear", "pytorch_half_pixel", None, "bilinear", False, 2.0),
+    ("linear", "pytorch_half_pixel", None, "bilinear", False, 0.5),
+    ("linear", "align_corners", None, "bilinear", True, 1.5),
+    ("cubic", "pytorch_half_pixel", None, "bicubic", False, 2.0)])
+def test_resize_as_torch_interpolates(mode, coord, nearest, torch_mode, align, scale):
+    x = np.random.default_rng(11).normal(size=(2, 3, 4, 6))
+    attrs = {"mode": mode, "coordinate_transformation_mode": coord}
+    if nearest:
+        attrs["nearest_mode"] = nearest
+    if mode == "cubic":
+        attrs["cubic_coeff_a"] = -0.75
+    scales = numpy_helper.from_array(np.array([1, 1, scale, scale], dtype=np.float32), "scales")
+    check([node("Resize", ["x", "", "scales"], **attrs)], {"x": x},
+          lambda x: F.interpolate(x, scale_factor=scale, mode=torch_mode, align_corners=align), consts=[scales],
+          tol=1e-7)
