@@ -284,7 +284,13 @@ Result<std::vector<std::string>> build_gradients(ir::Graph& graph, const std::ma
     captures[i] = subgraph_reads(n, depends);
     if (captures[i] ||
         std::any_of(n.inputs.begin(), n.inputs.end(), [&](const std::string& v) { return depends.count(v) > 0; }))
-      depends.insert(n.outputs.begin(), n.outputs.end());
+      for (const auto& o : n.outputs) {
+        // An output known to be an integer or bool (a Shape, an argmax, a mask) carries no
+        // gradient, so what is computed from it alone (ConstantOfShape of a Shape) does not
+        // depend on x. Outputs of unknown type are followed, to be safe.
+        const DataType t = emit.type_of(o).elem_type;
+        if (t == DataType::kUndefined || is_float_type(t) || captures[i]) depends.insert(o);
+      }
   }
   std::set<std::string> needed = {request.y};
   for (const auto& more : request.more_ys) needed.insert(more.first);

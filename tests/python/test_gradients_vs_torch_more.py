@@ -163,3 +163,65 @@ def test_resize_as_torch_interpolates(mode, coord, nearest, torch_mode, align, s
     check([node("Resize", ["x", "", "scales"], **attrs)], {"x": x},
           lambda x: F.interpolate(x, scale_factor=scale, mode=torch_mode, align_corners=align), consts=[scales],
           tol=1e-7)
+
+
+@pytest.mark.parametrize("stride,pad,out_pad,dilation,groups", [(1, 0, 0, 1, 1), (2, 1, 1, 1, 1), (2, 0, 0, 2, 2),
+                                                                 (3, 1, 2, 1, 1)])
+def test_conv_transpose(stride, pad, out_pad, dilation, groups):
+    rng = np.random.default_rng(12)
+    x, w, b = rng.normal(size=(2, 4, 5, 4)), rng.normal(size=(4, 6 // groups, 3, 3)), rng.normal(size=6)
+    attrs = {"strides": [stride] * 2, "pads": [pad] * 4, "output_padding": [out_pad] * 2, "dilations": [dilation] * 2,
+             "group": groups}
+    check([node("ConvTranspose", ["x", "w", "b"], **attrs)], {"x": x, "w": w, "b": b},
+          lambda x, w, b: F.conv_transpose2d(x, w, b, stride, pad, out_pad, groups, dilation), tol=1e-8)
+
+
+@pytest.mark.parametrize("starts,ends,axes,steps,fn", [
+    ([-1], [-(2 ** 62)], [1], [-1], lambda x: torch.flip(x, [1])),
+    ([0, 1], [2 ** 62, 2 ** 62], [0, 1], [2, 3], lambda x: x[::2, 1::3]),
+    ([4], [0], [1], [-2], lambda x: torch.flip(x, [1])[:, 1:5:2])])
+def test_slice_with_steps(starts, ends, axes, steps, fn):
+    x = np.random.default_rng(13).normal(size=(5, 6))
+    consts = [numpy_helper.from_array(np.array(v, dtype=np.int64), n)
+              for n, v in (("st", starts), ("en", ends), ("ax", axes), ("sp", steps))]
+    check([node("Slice", ["x", "st", "en", "ax", "sp"])], {"x": x}, fn, consts=consts)
+
+
+def test_slice_with_bounds_known_at_run_time():
+    x = np.random.default_rng(14).normal(size=(4, 7))
+    nodes = [helper.make_node("Shape", ["x"], ["shape"]),
+             helper.make_node("Gather", ["shape", "one"], ["n"], axis=0),
+             helper.make_node("Sub", ["n", "two"], ["end"]),
+             node("Slice", ["x", "start", "end", "axis"])]
+    consts = [numpy_helper.from_array(np.array(v, dtype=np.int64), n)
+              for n, v in (("one", [1]), ("two", [2]), ("start", [1]), ("axis", [1]))]
+    check(nodes, {"x": x}, lambda x: x[:, 1:-2], consts=consts)
+
+
+@pytest.mark.parametrize("op,fn", [
+    ("ReduceL2", lambda x: torch.linalg.vector_norm(x, dim=1)),
+    ("ReduceL1", lambda x: x.abs().sum(1)),
+    ("ReduceSumSquare", lambda x: (x * x).sum(1)),
+    ("ReduceProd", lambda x: x.prod(1))])
+def test_norm_and_product_reductions(op, fn):
+    rng = np.random.default_rng(15)
+    x = rng.normal(size=(5, 4))
+    x[1, :] = 0  # a group of zeros (L2's norm 0; a product with several zeros)
+    x[2, 1] = 0  # a product with exactly one zero
+    if op == "ReduceL2":
+        x[1, :] = 0
+    check([node(op, ["x"], axes=[1], keepdims=0)], {"x": x}, fn)
+
+
+@pytest.mark.parametrize("upper,k", [(0, 0), (1, 1), (0, -1)])
+def test_trilu(upper, k):
+    x = np.random.default_rng(16).normal(size=(2, 4, 5))
+    kk = numpy_helper.from_array(np.array(k, dtype=np.int64), "k")
+    check([node("Trilu", ["x", "k"], upper=upper)], {"x": x},
+          lambda x: torch.triu(x, k) if upper else torch.tril(x, k), consts=[kk])
+
+
+def test_global_max_pool_gives_the_first_maximum_all():
+    x = np.random.default_rng(17).normal(size=(2, 3, 4, 5))
+    x[0, 1] = 0.0  # a channel of ties (after a ReLU, say)
+    check([node("GlobalMaxPool", ["x"])], {"x": x}, lambda x: F.adaptive_max_pool2d(x, 1))

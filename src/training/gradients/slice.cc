@@ -1,5 +1,7 @@
-// Slice (opset 10+, starts/ends/axes/steps as constant inputs, steps of 1, the input's shape
-// known statically): dX = dY padded with zeros back to X's shape.
+// Slice (opset 10+): with constant starts / ends / axes, steps of 1 and the sliced dims' sizes
+// known statically, dX = dY padded with zeros back to X's shape; otherwise (any step, dims or
+// bounds known only at run time) dX = SliceGrad(dY, Shape(X), starts, ends, axes, steps), onyx's
+// kernel (ai.onyx.training), which writes dY where the slice read.
 #include <algorithm>
 
 #include "training/gradient_rule.h"
@@ -16,10 +18,22 @@ Result<std::vector<int64_t>> constant_ints(GradientContext& ctx, size_t i) {
   return v;
 }
 
+Status padded_gradient(GradientContext& ctx);
+
 Status slice_gradient(GradientContext& ctx) {
   if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
   GradientEmitter& e = ctx.emit;
   if (e.opset() < 10) return not_implemented("Slice's gradient before opset 10");
+  if (padded_gradient(ctx).ok()) return Status::Ok();
+  std::vector<std::string> inputs{ctx.output_grads[0], e.op("Shape", {ctx.input(0)})};
+  for (size_t i = 1; i < 5 && i < ctx.node.inputs.size(); ++i) inputs.push_back(ctx.node.inputs[i]);
+  ctx.input_grads[0] = e.node("SliceGrad", inputs, {}, 1, "ai.onyx.training")[0];
+  return Status::Ok();
+}
+
+// The Pad form, or an error saying why it does not apply (nothing is emitted then).
+Status padded_gradient(GradientContext& ctx) {
+  GradientEmitter& e = ctx.emit;
   const SymbolicShape& xs = e.type_of(ctx.input(0)).shape;
   if (!xs.has_rank) return not_implemented("Slice's gradient needs the input's rank known statically");
   const int64_t rank = int64_t(xs.dims.size());

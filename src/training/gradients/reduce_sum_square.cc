@@ -1,0 +1,18 @@
+// ReduceSumSquare (Y = sum X^2): dX = 2 * X * dY, dY with the reduced dims kept (reduce_common.h).
+#include "training/gradients/reduce_common.h"
+
+namespace onyx::training {
+namespace {
+
+Status reduce_sum_square_gradient(GradientContext& ctx) {
+  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
+  GradientEmitter& e = ctx.emit;
+  ONYX_ASSIGN_OR_RETURN(const KeptReduction r, kept_reduction(ctx));
+  ONYX_ASSIGN_OR_RETURN(std::string two, e.scalar(ctx.elem_type(ctx.input(0)), 2.0));
+  ctx.input_grads[0] = e.op("Mul", {r.dy, e.op("Mul", {ctx.input(0), two})});
+  return Status::Ok();
+}
+
+}  // namespace
+ONYX_REGISTER_GRADIENT("", "ReduceSumSquare", reduce_sum_square_gradient);
+}  // namespace onyx::training
