@@ -225,3 +225,13 @@ def test_global_max_pool_gives_the_first_maximum_all():
     x = np.random.default_rng(17).normal(size=(2, 3, 4, 5))
     x[0, 1] = 0.0  # a channel of ties (after a ReLU, say)
     check([node("GlobalMaxPool", ["x"])], {"x": x}, lambda x: F.adaptive_max_pool2d(x, 1))
+
+
+@pytest.mark.parametrize("include_pad", [0, 1])
+@pytest.mark.parametrize("kernel,stride,pad", [(3, 2, 1), (2, 2, 0), (3, 3, 1)])
+def test_average_pool_with_ceil_mode(include_pad, kernel, stride, pad):
+    x = np.random.default_rng(18).normal(size=(2, 3, 7, 8))
+    attrs = {"kernel_shape": [kernel] * 2, "strides": [stride] * 2, "pads": [pad] * 4, "ceil_mode": 1,
+             "count_include_pad": include_pad}
+    check([node("AveragePool", ["x"], **attrs)], {"x": x},
+          lambda x: F.avg_pool2d(x, kernel, stride, pad, ceil_mode=True, count_include_pad=bool(include_pad)))

@@ -53,6 +53,22 @@ LAYERS = {
     "bilinear upsampling": (lambda: Apply(lambda m, x: F.interpolate(m[0](x), scale_factor=2, mode="bilinear",
                                                                      align_corners=False), nn.Conv2d(3, 4, 3)),
                             lambda: torch.randn(2, 3, 8, 8)),
+    "average pools": (lambda: Apply(lambda m, x: F.avg_pool2d(m[0](x), 3, 2, padding=1, ceil_mode=True,
+                                                          count_include_pad=False) + F.avg_pool2d(m[0](x), 2, 2, ceil_mode=True),
+                                    nn.Conv2d(4, 4, 1)), lambda: torch.randn(2, 4, 9, 9)),
+    "transposed convolution": (lambda: nn.ConvTranspose2d(4, 3, 3, stride=2, padding=1, output_padding=1),
+                               lambda: torch.randn(2, 4, 5, 5)),
+    "flip, roll and strided slices": (lambda: Apply(lambda m, x: torch.roll(torch.flip(m[0](x), [1]), 2, 1)[:, ::2],
+                                                    nn.Linear(5, 6)), lambda: torch.randn(3, 5)),
+    "normalize and cosine similarity": (lambda: Apply(lambda m, x: F.normalize(m[0](x), dim=1)
+                                                      + F.cosine_similarity(m[0](x), m[1](x), dim=1).unsqueeze(1),
+                                                      nn.Linear(5, 6), nn.Linear(5, 6)), lambda: torch.randn(3, 5)),
+    "tril, prod and global max pool": (lambda: Apply(lambda m, x: torch.tril(m[0](x)).prod(2).sum((1, 2))
+                                                     + F.adaptive_max_pool2d(m[0](x), 1).flatten(1).sum(1),
+                                                     nn.Conv2d(2, 3, 1)), lambda: torch.randn(2, 2, 4, 4)),
+    "kl divergence": (lambda: Apply(lambda m, x: F.kl_div(F.log_softmax(m[0](x), 1), torch.softmax(x[:, :6].repeat(1, 2)[:, :6], 1),
+                                                          reduction="batchmean").reshape(1), nn.Linear(5, 6)),
+                      lambda: torch.randn(3, 5)),
     "logsumexp and amax": (lambda: Apply(lambda m, x: torch.logsumexp(m[0](x), 1) + m[0](x).amax(1), nn.Linear(5, 6)),
                            lambda: torch.randn(3, 5)),
 }

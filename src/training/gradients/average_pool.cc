@@ -1,16 +1,28 @@
-// AveragePool (N-D, static spatial sizes, explicit pads, ceil_mode 0): each output's gradient
-// is spread evenly over the input positions its window averaged:
+// AveragePool: each output's gradient is spread evenly over the input positions its window
+// averaged. With static spatial sizes, explicit pads and ceil_mode 0, as ordinary ops:
 //   dX = ConvTranspose(dY / counts, a kernel of ones) per (N, C) plane,
 // where counts is the number of elements each window divided by: the kernel size with
 // count_include_pad, else the window's positions inside the input (a sum of ones, run as
-// AveragePool with count_include_pad times the kernel size).
+// AveragePool with count_include_pad times the kernel size). Otherwise (sizes known only at
+// run time, as in ORTModule's graphs; ceil_mode; auto_pad) dX = AveragePoolGrad(dY, X), onyx's
+// kernel (ai.onyx.training) with the pool's attributes.
 #include "training/gradient_rule.h"
 
 namespace onyx::training {
 namespace {
 
+Status spread_as_ops(GradientContext& ctx);
+
 Status average_pool_gradient(GradientContext& ctx) {
   if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
+  if (spread_as_ops(ctx).ok()) return Status::Ok();
+  ctx.input_grads[0] =
+      ctx.emit.node("AveragePoolGrad", {ctx.output_grads[0], ctx.input(0)}, ctx.node.attributes, 1, "ai.onyx.training")[0];
+  return Status::Ok();
+}
+
+// The ConvTranspose form, or an error saying why it does not apply (before emitting anything).
+Status spread_as_ops(GradientContext& ctx) {
   GradientEmitter& e = ctx.emit;
   using A = GradientEmitter;
   const std::string& x = ctx.input(0);
