@@ -235,3 +235,17 @@ def test_average_pool_with_ceil_mode(include_pad, kernel, stride, pad):
              "count_include_pad": include_pad}
     check([node("AveragePool", ["x"], **attrs)], {"x": x},
           lambda x: F.avg_pool2d(x, kernel, stride, pad, ceil_mode=True, count_include_pad=bool(include_pad)))
+
+
+@pytest.mark.parametrize("equation,shapes", [
+    ("bi,bj->bij", [(3, 4), (3, 5)]),
+    ("bhqd,bhkd->bhqk", [(2, 2, 3, 4), (2, 2, 5, 4)]),
+    ("ij,jk", [(3, 4), (4, 2)]),
+    ("ij,jk->i", [(3, 4), (4, 2)]),  # k summed within the second operand alone
+    ("abc->ca", [(2, 3, 4)]),
+    ("ij,j,jk->ik", [(3, 4), (4,), (4, 2)])])
+def test_einsum(equation, shapes):
+    rng = np.random.default_rng(19)
+    names = [f"x{i}" for i in range(len(shapes))]
+    xs = {n: rng.normal(size=s) for n, s in zip(names, shapes)}
+    check([node("Einsum", names, equation=equation)], xs, lambda **t: torch.einsum(equation, *[t[n] for n in names]))
