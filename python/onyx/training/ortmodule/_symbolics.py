@@ -8,7 +8,9 @@ while it exports (`exporting`):
   that, as in PyTorch, those lookups add nothing to the weight's gradient while the weight's
   other uses (a tied output projection) still do. torch.onnx's own symbolic drops padding_idx;
 - aten::layer_norm without weight or bias (elementwise_affine=False): ones and zeros in their
-  place, where torch.onnx's own symbolic writes an empty scale that ONNX does not allow.
+  place, where torch.onnx's own symbolic writes an empty scale that ONNX does not allow;
+- losses and ops torch.onnx (1.13, opset 17) cannot export, as ordinary ops: mse_loss, l1_loss,
+  smooth_l1_loss, huber_loss (a loss computed inside the module), expm1.
 """
 import contextlib
 import warnings
@@ -54,13 +56,66 @@ def _layer_norm(g, x, normalized_shape, weight, bias, eps, cudnn_enable):
     return g.op("LayerNormalization", x, weight, bias, epsilon_f=eps, axis_i=-len(normalized_shape))
 
 
+def _reduced(g, loss, reduction):
+    # torch's reduction enum: 0 none, 1 mean, 2 sum (over every element).
+    if reduction == 1:
+        return g.op("ReduceMean", loss, keepdims_i=0)
+    if reduction == 2:
+        return g.op("ReduceSum", loss, keepdims_i=0)
+    return loss
+
+
+@symbolic_helper.parse_args("v", "v", "i")
+def _mse_loss(g, x, target, reduction):
+    diff = g.op("Sub", x, target)
+    return _reduced(g, g.op("Mul", diff, diff), reduction)
+
+
+@symbolic_helper.parse_args("v", "v", "i")
+def _l1_loss(g, x, target, reduction):
+    return _reduced(g, g.op("Abs", g.op("Sub", x, target)), reduction)
+
+
+def _piecewise_quadratic(g, x, target, threshold, scale_linear):
+    # |d| < threshold: 0.5 d^2 / (threshold or 1 for huber); else linear. Both losses share it.
+    d = g.op("Sub", x, target)
+    a = g.op("Abs", d)
+    t = g.op("Constant", value_t=torch.tensor(threshold, dtype=torch.float32))
+    t = g.op("CastLike", t, x)
+    half = g.op("CastLike", g.op("Constant", value_t=torch.tensor(0.5)), x)
+    quadratic = g.op("Mul", half, g.op("Mul", d, d))
+    if scale_linear:  # huber: delta * (|d| - delta / 2)
+        linear = g.op("Mul", t, g.op("Sub", a, g.op("Mul", half, t)))
+    else:  # smooth L1: quadratic / beta, |d| - beta / 2
+        quadratic = g.op("Div", quadratic, t)
+        linear = g.op("Sub", a, g.op("Mul", half, t))
+    return g.op("Where", g.op("Less", a, t), quadratic, linear)
+
+
+@symbolic_helper.parse_args("v", "v", "i", "f")
+def _smooth_l1_loss(g, x, target, reduction, beta):
+    if beta == 0:
+        return _l1_loss(g, x, target, reduction)
+    return _reduced(g, _piecewise_quadratic(g, x, target, beta, False), reduction)
+
+
+@symbolic_helper.parse_args("v", "v", "i", "f")
+def _huber_loss(g, x, target, reduction, delta):
+    return _reduced(g, _piecewise_quadratic(g, x, target, delta, True), reduction)
+
+
+def _expm1(g, x):
+    return g.op("Sub", g.op("Exp", x), g.op("CastLike", g.op("Constant", value_t=torch.tensor(1.0)), x))
+
+
 class _State:
     training = False
 
 
 _state = _State()
 _REGISTERED = (("prim::PythonOp", _custom_function.symbolic), ("aten::embedding", _embedding),
-               ("aten::layer_norm", _layer_norm))
+               ("aten::layer_norm", _layer_norm), ("aten::mse_loss", _mse_loss), ("aten::l1_loss", _l1_loss),
+               ("aten::smooth_l1_loss", _smooth_l1_loss), ("aten::huber_loss", _huber_loss), ("aten::expm1", _expm1))
 
 
 @contextlib.contextmanager
