@@ -124,7 +124,7 @@ Status check_shapes(const KernelContext& ctx, const Attributes& attrs, int64_t g
   ONYX_RETURN_IF_ERROR(expect_shape(r, {dirs, gates * h, h}, "R"));
   const Shape state = attrs.layout == 0 ? Shape{dirs, *batch, h} : Shape{*batch, dirs, h};
   const char* state_names[] = {"initial_h", "initial_c"};
-  for (int i = 3; i < ctx.num_inputs(); ++i) {
+  for (int i = 3; i < ctx.num_inputs() - attrs.trailing_inputs; ++i) {
     if (!ctx.has_input(i)) continue;
     const Tensor& t = ctx.input(i);
     if (!t.defined()) return invalid_argument("input ", i, " must be a tensor");

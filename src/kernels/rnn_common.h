@@ -61,6 +61,8 @@ struct Attributes {
   const Activation& act(int64_t dir, int64_t k, int64_t per_direction) const {
     return activations[size_t(dir * per_direction + k)];
   }
+  // Inputs after the op's own that its caller checks (training's LSTMGrad: dY, dY_h, dY_c).
+  int trailing_inputs = 0;
   // Whether direction `dir` runs backwards in time.
   bool reverse(int64_t dir) const { return dir == 1 || !forward; }
 };

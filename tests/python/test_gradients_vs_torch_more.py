@@ -249,3 +249,66 @@ def test_einsum(equation, shapes):
     names = [f"x{i}" for i in range(len(shapes))]
     xs = {n: rng.normal(size=s) for n, s in zip(names, shapes)}
     check([node("Einsum", names, equation=equation)], xs, lambda **t: torch.einsum(equation, *[t[n] for n in names]))
+
+
+def onnx_lstm(x, w, r, b, h0, c0, p, seq_lens, direction):
+    """ONNX's LSTM (layout 0, default activations) in torch operations, for autograd: Y [seq, dirs,
+    batch, hidden]; gates i, o, f, c; rows past their sequence length keep the state and give 0."""
+    seq, batch, _ = x.shape
+    hidden = r.shape[2]
+    dirs = w.shape[0]
+    ys, hs, cs = [], [], []
+    for d in range(dirs):
+        reverse = direction == "reverse" or d == 1
+        h, c = h0[d], c0[d]
+        y = [torch.zeros(batch, hidden, dtype=x.dtype) for _ in range(seq)]
+        pi, po, pf = p[d, :hidden], p[d, hidden:2 * hidden], p[d, 2 * hidden:]
+        for step in range(seq):
+            rows = []
+            for bi in range(batch):
+                n = int(seq_lens[bi])
+                if step >= n:
+                    rows.append(None)
+                    continue
+                t = n - 1 - step if reverse else step
+                a = x[t, bi] @ w[d].T + h[bi] @ r[d].T + b[d, :4 * hidden] + b[d, 4 * hidden:]
+                ai, ao, af, ac = a[:hidden], a[hidden:2 * hidden], a[2 * hidden:3 * hidden], a[3 * hidden:]
+                i = torch.sigmoid(ai + pi * c[bi])
+                f = torch.sigmoid(af + pf * c[bi])
+                cn = f * c[bi] + i * torch.tanh(ac)
+                o = torch.sigmoid(ao + po * cn)
+                hn = o * torch.tanh(cn)
+                rows.append((t, hn, cn))
+            h = torch.stack([h[bi] if row is None else row[1] for bi, row in enumerate(rows)])
+            c = torch.stack([c[bi] if row is None else row[2] for bi, row in enumerate(rows)])
+            for bi, row in enumerate(rows):
+                if row is not None:
+                    y[row[0]] = torch.cat([y[row[0]][:bi], row[1][None], y[row[0]][bi + 1:]])
+        ys.append(torch.stack(y))
+        hs.append(h)
+        cs.append(c)
+    return torch.stack(ys, 1), torch.stack(hs), torch.stack(cs)
+
+
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+@pytest.mark.parametrize("with_lens", [False, True])
+def test_lstm_through_time(direction, with_lens):
+    rng = np.random.default_rng(20)
+    seq, batch, inp, hidden = 4, 3, 3, 2
+    dirs = 2 if direction == "bidirectional" else 1
+    xs = {"x": rng.normal(size=(seq, batch, inp)), "w": rng.normal(size=(dirs, 4 * hidden, inp)) * 0.5,
+          "r": rng.normal(size=(dirs, 4 * hidden, hidden)) * 0.5, "b": rng.normal(size=(dirs, 8 * hidden)) * 0.3,
+          "h0": rng.normal(size=(dirs, batch, hidden)), "c0": rng.normal(size=(dirs, batch, hidden)),
+          "p": rng.normal(size=(dirs, 3 * hidden)) * 0.3}
+    lens = np.array([4, 2, 3] if with_lens else [seq] * batch, dtype=np.int32)
+    consts = [numpy_helper.from_array(lens, "lens")]
+    lstm = helper.make_node("LSTM", ["x", "w", "r", "b", "lens", "h0", "c0", "p"], ["y", "y_h", "y_c"],
+                            hidden_size=hidden, direction=direction)
+    check([lstm], xs, lambda x, w, r, b, h0, c0, p: onnx_lstm(x, w, r, b, h0, c0, p, lens, direction)[0], consts=consts)
+    # The final states' gradients too: Y_h * Y_c.
+    both = helper.make_node("Mul", ["y_h", "y_c"], ["hc"])
+
+    def final(x, w, r, b, h0, c0, p):
+        _, h, c = onnx_lstm(x, w, r, b, h0, c0, p, lens, direction)
+        return h * c
+    check([lstm, both], xs, final, consts=consts)

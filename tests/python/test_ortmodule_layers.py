@@ -76,6 +76,9 @@ LAYERS = {
                                                nn.Linear(5, 4)), lambda: torch.randn(6, 5)),
     "einsum": (lambda: Apply(lambda m, x: torch.einsum("bi,bj->bij", m[0](x), x).sum(2), nn.Linear(5, 6)),
                lambda: torch.randn(3, 5)),
+    "two-layer bidirectional LSTM": (lambda: Apply(lambda m, x: m[0](x)[0], nn.LSTM(4, 6, num_layers=2, batch_first=True,
+                                                                               bidirectional=True)),
+                                     lambda: torch.randn(3, 5, 4)),
     "logsumexp and amax": (lambda: Apply(lambda m, x: torch.logsumexp(m[0](x), 1) + m[0](x).amax(1), nn.Linear(5, 6)),
                            lambda: torch.randn(3, 5)),
 }
