@@ -312,3 +312,55 @@ def test_lstm_through_time(direction, with_lens):
         _, h, c = onnx_lstm(x, w, r, b, h0, c0, p, lens, direction)
         return h * c
     check([lstm, both], xs, final, consts=consts)
+
+
+def onnx_gru(x, w, r, b, h0, seq_lens, direction, linear_before_reset):
+    """ONNX's GRU (layout 0, default activations) in torch operations: (Y, Y_h); gates z, r, h."""
+    seq, batch, _ = x.shape
+    hidden = r.shape[2]
+    ys, hs = [], []
+    for d in range(w.shape[0]):
+        reverse = direction == "reverse" or d == 1
+        h = h0[d]
+        y = [torch.zeros(batch, hidden, dtype=x.dtype) for _ in range(seq)]
+        wb, rb = b[d, :3 * hidden], b[d, 3 * hidden:]
+        for step in range(seq):
+            new = []
+            for bi in range(batch):
+                n = int(seq_lens[bi])
+                if step >= n:
+                    new.append(h[bi])
+                    continue
+                t = n - 1 - step if reverse else step
+                xw = x[t, bi] @ w[d].T + wb
+                z = torch.sigmoid(xw[:hidden] + h[bi] @ r[d, :hidden].T + rb[:hidden])
+                rr = torch.sigmoid(xw[hidden:2 * hidden] + h[bi] @ r[d, hidden:2 * hidden].T + rb[hidden:2 * hidden])
+                if linear_before_reset:
+                    c = torch.tanh(xw[2 * hidden:] + rr * (h[bi] @ r[d, 2 * hidden:].T + rb[2 * hidden:]))
+                else:
+                    c = torch.tanh(xw[2 * hidden:] + (rr * h[bi]) @ r[d, 2 * hidden:].T + rb[2 * hidden:])
+                hn = (1 - z) * c + z * h[bi]
+                y[t] = torch.cat([y[t][:bi], hn[None], y[t][bi + 1:]])
+                new.append(hn)
+            h = torch.stack(new)
+        ys.append(torch.stack(y))
+        hs.append(h)
+    return torch.stack(ys, 1), torch.stack(hs)
+
+
+@pytest.mark.parametrize("direction", ["forward", "reverse", "bidirectional"])
+@pytest.mark.parametrize("linear_before_reset", [0, 1])
+def test_gru_through_time(direction, linear_before_reset):
+    rng = np.random.default_rng(21)
+    seq, batch, inp, hidden = 4, 3, 3, 2
+    dirs = 2 if direction == "bidirectional" else 1
+    xs = {"x": rng.normal(size=(seq, batch, inp)), "w": rng.normal(size=(dirs, 3 * hidden, inp)) * 0.5,
+          "r": rng.normal(size=(dirs, 3 * hidden, hidden)) * 0.5, "b": rng.normal(size=(dirs, 6 * hidden)) * 0.3,
+          "h0": rng.normal(size=(dirs, batch, hidden))}
+    lens = np.array([4, 2, 3], dtype=np.int32)
+    consts = [numpy_helper.from_array(lens, "lens")]
+    gru = helper.make_node("GRU", ["x", "w", "r", "b", "lens", "h0"], ["y", "y_h"], hidden_size=hidden,
+                           direction=direction, linear_before_reset=linear_before_reset)
+    fn = lambda x, w, r, b, h0: onnx_gru(x, w, r, b, h0, lens, direction, linear_before_reset)  # noqa: E731
+    check([gru], xs, lambda **t: fn(**t)[0], consts=consts)
+    check([gru, helper.make_node("Mul", ["y_h", "y_h"], ["hh"])], xs, lambda **t: fn(**t)[1] ** 2, consts=consts)

@@ -79,6 +79,7 @@ LAYERS = {
     "two-layer bidirectional LSTM": (lambda: Apply(lambda m, x: m[0](x)[0], nn.LSTM(4, 6, num_layers=2, batch_first=True,
                                                                                bidirectional=True)),
                                      lambda: torch.randn(3, 5, 4)),
+    "GRU": (lambda: Apply(lambda m, x: m[0](x)[0], nn.GRU(4, 6, batch_first=True)), lambda: torch.randn(3, 5, 4)),
     "logsumexp and amax": (lambda: Apply(lambda m, x: torch.logsumexp(m[0](x), 1) + m[0](x).amax(1), nn.Linear(5, 6)),
                            lambda: torch.randn(3, 5)),
 }
