@@ -364,3 +364,38 @@ def test_gru_through_time(direction, linear_before_reset):
     fn = lambda x, w, r, b, h0: onnx_gru(x, w, r, b, h0, lens, direction, linear_before_reset)  # noqa: E731
     check([gru], xs, lambda **t: fn(**t)[0], consts=consts)
     check([gru, helper.make_node("Mul", ["y_h", "y_h"], ["hh"])], xs, lambda **t: fn(**t)[1] ** 2, consts=consts)
+
+
+@pytest.mark.parametrize("direction", ["forward", "bidirectional"])
+@pytest.mark.parametrize("activation", ["Tanh", "Relu"])
+def test_rnn_through_time(direction, activation):
+    rng = np.random.default_rng(22)
+    seq, batch, inp, hidden = 4, 3, 3, 2
+    dirs = 2 if direction == "bidirectional" else 1
+    xs = {"x": rng.normal(size=(seq, batch, inp)), "w": rng.normal(size=(dirs, hidden, inp)) * 0.5,
+          "r": rng.normal(size=(dirs, hidden, hidden)) * 0.5, "b": rng.normal(size=(dirs, 2 * hidden)) * 0.3,
+          "h0": rng.normal(size=(dirs, batch, hidden))}
+    lens = np.array([4, 2, 3], dtype=np.int32)
+    act = torch.tanh if activation == "Tanh" else torch.relu
+
+    def fn(x, w, r, b, h0):
+        ys = []
+        for d in range(dirs):
+            h, y = h0[d], [torch.zeros(batch, hidden, dtype=x.dtype) for _ in range(seq)]
+            for step in range(seq):
+                new = []
+                for bi in range(batch):
+                    n = int(lens[bi])
+                    if step >= n:
+                        new.append(h[bi])
+                        continue
+                    t = n - 1 - step if d == 1 else step
+                    hn = act(x[t, bi] @ w[d].T + h[bi] @ r[d].T + b[d, :hidden] + b[d, hidden:])
+                    y[t] = torch.cat([y[t][:bi], hn[None], y[t][bi + 1:]])
+                    new.append(hn)
+                h = torch.stack(new)
+            ys.append(torch.stack(y))
+        return torch.stack(ys, 1)
+    rnn_node = helper.make_node("RNN", ["x", "w", "r", "b", "lens", "h0"], ["y", "y_h"], hidden_size=hidden,
+                                direction=direction, activations=[activation] * dirs)
+    check([rnn_node], xs, fn, consts=[numpy_helper.from_array(lens, "lens")])

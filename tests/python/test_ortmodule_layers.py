@@ -80,6 +80,8 @@ LAYERS = {
                                                                                bidirectional=True)),
                                      lambda: torch.randn(3, 5, 4)),
     "GRU": (lambda: Apply(lambda m, x: m[0](x)[0], nn.GRU(4, 6, batch_first=True)), lambda: torch.randn(3, 5, 4)),
+    "RNN with relu": (lambda: Apply(lambda m, x: m[0](x)[0], nn.RNN(4, 6, nonlinearity="relu", batch_first=True)),
+                      lambda: torch.randn(3, 5, 4)),
     "logsumexp and amax": (lambda: Apply(lambda m, x: torch.logsumexp(m[0](x), 1) + m[0](x).amax(1), nn.Linear(5, 6)),
                            lambda: torch.randn(3, 5)),
 }
