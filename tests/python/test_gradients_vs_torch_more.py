@@ -399,3 +399,51 @@ def test_rnn_through_time(direction, activation):
     rnn_node = helper.make_node("RNN", ["x", "w", "r", "b", "lens", "h0"], ["y", "y_h"], hidden_size=hidden,
                                 direction=direction, activations=[activation] * dirs)
     check([rnn_node], xs, fn, consts=[numpy_helper.from_array(lens, "lens")])
+
+
+@pytest.mark.parametrize("axis,indices", [(1, 0), (1, [2, 0, 2]), (-1, [[1, 1], [0, 3]]), (2, -1)])
+def test_gather_along_any_axis(axis, indices):
+    x = np.random.default_rng(23).normal(size=(2, 3, 4))
+    idx = np.array(indices, dtype=np.int64)
+    consts = [numpy_helper.from_array(idx, "idx")]
+
+    def fn(x):
+        i = torch.tensor(idx)
+        a = axis % 3
+        flat = torch.index_select(x, a, (i.reshape(-1) % x.shape[a]))
+        shape = list(x.shape[:a]) + list(i.shape) + list(x.shape[a + 1:])
+        return flat.reshape(shape)
+    check([node("Gather", ["x", "idx"], axis=axis)], {"x": x}, fn, consts=consts)
+
+
+def test_gather_nd_adds_repeated_slices():
+    x = np.random.default_rng(24).normal(size=(3, 4, 2))
+    idx = np.array([[0, 1], [2, 3], [0, 1]], dtype=np.int64)
+    check([node("GatherND", ["x", "idx"])], {"x": x}, lambda x: x[torch.tensor(idx[:, 0]), torch.tensor(idx[:, 1])],
+          consts=[numpy_helper.from_array(idx, "idx")])
+
+
+@pytest.mark.parametrize("reduction", ["none", "add"])
+def test_scatter_nd(reduction):
+    rng = np.random.default_rng(25)
+    x, upd = rng.normal(size=(4, 3)), rng.normal(size=(2, 3))
+    idx = np.array([[3], [1]], dtype=np.int64)
+
+    def fn(x, u):
+        rows = torch.tensor([3, 1])
+        return x.index_put((rows,), u, accumulate=reduction == "add")
+    check([node("ScatterND", ["x", "idx", "u"], reduction=reduction)], {"x": x, "u": upd}, fn,
+          consts=[numpy_helper.from_array(idx, "idx")])
+
+
+@pytest.mark.parametrize("reduction", ["none", "add"])
+def test_scatter_elements(reduction):
+    rng = np.random.default_rng(26)
+    x, upd = rng.normal(size=(3, 5)), rng.normal(size=(3, 2))
+    idx = np.array([[0, 2], [1, 4], [3, 0]], dtype=np.int64)
+
+    def fn(x, u):
+        i = torch.tensor(idx)
+        return x.scatter_add(1, i, u) if reduction == "add" else x.scatter(1, i, u)
+    check([node("ScatterElements", ["x", "idx", "u"], axis=1, reduction=reduction)], {"x": x, "u": upd}, fn,
+          consts=[numpy_helper.from_array(idx, "idx")])

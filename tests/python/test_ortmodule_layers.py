@@ -82,6 +82,11 @@ LAYERS = {
     "GRU": (lambda: Apply(lambda m, x: m[0](x)[0], nn.GRU(4, 6, batch_first=True)), lambda: torch.randn(3, 5, 4)),
     "RNN with relu": (lambda: Apply(lambda m, x: m[0](x)[0], nn.RNN(4, 6, nonlinearity="relu", batch_first=True)),
                       lambda: torch.randn(3, 5, 4)),
+    "indexing": (lambda: Apply(lambda m, x: m[0](x)[:, 0:1] + m[0](x)[..., -1:] + m[0](x)[x[:, :6].repeat(1, 2)[:, :6] > 0].sum()
+                               + torch.zeros(3, 6).scatter(1, torch.tensor([[0, 2], [1, 3], [4, 5]]), m[0](x)[:, :2])
+                               + m[0](x).index_put((torch.tensor([0, 2]),), m[0](x)[1:2].expand(2, 6) * 2),
+                               nn.Linear(5, 6)), lambda: torch.randn(3, 5)),
+    "unfold": (lambda: Apply(lambda m, x: F.unfold(m[0](x), 2), nn.Conv2d(3, 4, 1)), lambda: torch.randn(2, 3, 4, 4)),
     "logsumexp and amax": (lambda: Apply(lambda m, x: torch.logsumexp(m[0](x), 1) + m[0](x).amax(1), nn.Linear(5, 6)),
                            lambda: torch.randn(3, 5)),
 }
