@@ -10,7 +10,8 @@ while it exports (`exporting`):
 - aten::layer_norm without weight or bias (elementwise_affine=False): ones and zeros in their
   place, where torch.onnx's own symbolic writes an empty scale that ONNX does not allow;
 - losses and ops torch.onnx (1.13, opset 17) cannot export, as ordinary ops: mse_loss, l1_loss,
-  smooth_l1_loss, huber_loss (a loss computed inside the module), expm1.
+  smooth_l1_loss, huber_loss (a loss computed inside the module), expm1, and cross entropy with
+  label smoothing.
 """
 import contextlib
 import warnings
@@ -104,6 +105,33 @@ def _huber_loss(g, x, target, reduction, delta):
     return _reduced(g, _piecewise_quadratic(g, x, target, delta, True), reduction)
 
 
+def _cross_entropy_loss(g, x, target, weight, reduction, ignore_index, label_smoothing):
+    # torch.onnx refuses label smoothing; without it, ONNX's own SoftmaxCrossEntropyLoss. With it
+    # (no class weights): (1 - e) NLL + e * mean over classes of -log_softmax, the ignored targets
+    # left out of both terms and of the mean's count, as PyTorch computes it.
+    mode = ["none", "mean", "sum"][symbolic_helper._maybe_get_const(reduction, "i")]
+    ignore = symbolic_helper._maybe_get_const(ignore_index, "i")
+    smoothing = symbolic_helper._maybe_get_const(label_smoothing, "f") or 0.0
+    weighted = not weight.node().mustBeNone()
+    if smoothing <= 0.0:
+        inputs = [x, target] + ([weight] if weighted else [])
+        return g.op("SoftmaxCrossEntropyLoss", *inputs, reduction_s=mode, ignore_index_i=ignore)
+    if weighted:
+        raise RuntimeError("ORTModule cannot export cross entropy with both class weights and label smoothing")
+    log_p = g.op("LogSoftmax", x, axis_i=1)
+    nll = g.op("NegativeLogLikelihoodLoss", log_p, target, reduction_s="none", ignore_index_i=ignore)
+    kept = g.op("CastLike", g.op("Not", g.op("Equal", target, g.op("Constant", value_t=torch.tensor(ignore)))), x)
+    smooth = g.op("Mul", g.op("Neg", g.op("ReduceMean", log_p, axes_i=[1], keepdims_i=0)), kept)
+
+    def scalar(v):
+        return g.op("CastLike", g.op("Constant", value_t=torch.tensor(v)), x)
+    per = g.op("Add", g.op("Mul", scalar(1.0 - smoothing), nll), g.op("Mul", scalar(smoothing), smooth))
+    if mode == "none":
+        return per
+    total = g.op("ReduceSum", per, keepdims_i=0)
+    return total if mode == "sum" else g.op("Div", total, g.op("ReduceSum", kept, keepdims_i=0))
+
+
 def _expm1(g, x):
     return g.op("Sub", g.op("Exp", x), g.op("CastLike", g.op("Constant", value_t=torch.tensor(1.0)), x))
 
@@ -115,7 +143,8 @@ class _State:
 _state = _State()
 _REGISTERED = (("prim::PythonOp", _custom_function.symbolic), ("aten::embedding", _embedding),
                ("aten::layer_norm", _layer_norm), ("aten::mse_loss", _mse_loss), ("aten::l1_loss", _l1_loss),
-               ("aten::smooth_l1_loss", _smooth_l1_loss), ("aten::huber_loss", _huber_loss), ("aten::expm1", _expm1))
+               ("aten::smooth_l1_loss", _smooth_l1_loss), ("aten::huber_loss", _huber_loss), ("aten::expm1", _expm1),
+               ("aten::cross_entropy_loss", _cross_entropy_loss))
 
 
 @contextlib.contextmanager
