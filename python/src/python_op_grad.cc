@@ -1,6 +1,6 @@
 // PythonOpGrad (ai.onyx.torch): the gradients of a PythonOp's inputs from the custom
 // torch.autograd.Function's own backward (src/ops/python_op_grad.cc has the node's contract),
-// through onyx.training.ortmodule._custom_function._run_backward(context, grads,
+// through onyx.training.ortmodule._custom_function._run_backward(context, grads, types,
 // input_indices): autograd runs back from the outputs that the PythonOp's call recorded, with
 // numpy copies of the output gradients (None where none flows), and the gradients of the
 // listed inputs are copied into this node's outputs. The call's context is released. CPU.
@@ -30,12 +30,14 @@ class PythonOpGradKernel final : public Kernel {
                               " ", shape_to_string(context.shape()));
     const int64_t id = *context.data<int64_t>();
     return with_python(label_, "_run_backward", [&](py::object& run) -> Status {
-      py::list grads;
-      for (int i = 1; i < ctx.num_inputs(); ++i)
+      py::list grads, types;  // types: ONNX element type numbers (numpy holds bfloat16 as uint16)
+      for (int i = 1; i < ctx.num_inputs(); ++i) {
         grads.append(ctx.has_input(i) ? tensor_copy_to_numpy(ctx.input(i)) : py::object(py::none()));
+        types.append(ctx.has_input(i) ? int(ctx.input(i).dtype()) : 0);
+      }
       py::list indices;
       for (int64_t i : indices_) indices.append(i);
-      py::list result = run(id, grads, indices);
+      py::list result = run(id, grads, types, indices);
       if (int(result.size()) != ctx.num_outputs())
         return Status(StatusCode::kInternal, label_ + ": " + std::to_string(result.size()) + " gradients for " +
                                                  std::to_string(ctx.num_outputs()) + " outputs");

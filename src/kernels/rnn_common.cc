@@ -124,7 +124,12 @@ Status check_shapes(const KernelContext& ctx, const Attributes& attrs, int64_t g
   ONYX_RETURN_IF_ERROR(expect_shape(r, {dirs, gates * h, h}, "R"));
   const Shape state = attrs.layout == 0 ? Shape{dirs, *batch, h} : Shape{*batch, dirs, h};
   const char* state_names[] = {"initial_h", "initial_c"};
-  for (int i = 3; i < ctx.num_inputs() - attrs.trailing_inputs; ++i) {
+  // The op's own inputs are checked wherever they stand; the ones after them (a gradient
+  // kernel's dY, dY_h, dY_c) are the caller's, and nothing may come after those.
+  const int own = lstm ? 8 : 6;
+  if (ctx.num_inputs() > own + attrs.trailing_inputs)
+    return invalid_argument("unexpected input ", own + attrs.trailing_inputs, " (", ctx.num_inputs(), " inputs)");
+  for (int i = 3; i < std::min(ctx.num_inputs(), own); ++i) {
     if (!ctx.has_input(i)) continue;
     const Tensor& t = ctx.input(i);
     if (!t.defined()) return invalid_argument("input ", i, " must be a tensor");

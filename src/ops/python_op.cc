@@ -4,22 +4,14 @@
 // call's saved context (0 when there is none: no gradient will be asked for); outputs 1.. are
 // the Function's outputs, whose element types and ranks the export recorded in the attributes
 // output_types (ONNX element type numbers) and output_ranks. Their dims are unknown statically.
-#include "ops/op_rule.h"
+#include "ops/python_op_shape.h"
 
 namespace onyx::ops {
 namespace {
 
 Status infer(InferenceContext& ctx) {
   ctx.set_output(0, DataType::kInt64, unknown_dims(0));
-  const std::vector<int64_t> types = ctx.attr_ints("output_types");
-  const std::vector<int64_t> ranks = ctx.attr_ints("output_ranks");
-  for (int i = 1; i < ctx.num_outputs(); ++i) {
-    const size_t k = size_t(i - 1);
-    const DataType elem = k < types.size() && is_valid_data_type(int(types[k])) ? DataType(types[k])
-                                                                                 : DataType::kUndefined;
-    const bool ranked = k < ranks.size() && ranks[k] >= 0 && ranks[k] <= 64;
-    ctx.set_output(i, elem, ranked ? unknown_dims(ranks[k]) : SymbolicShape{});
-  }
+  set_recorded_outputs(ctx, 1);
   return Status::Ok();
 }
 

@@ -28,4 +28,12 @@ Status infer_recurrent(InferenceContext& ctx, int64_t gates) {
   return Status::Ok();
 }
 
+Status infer_recurrent_gradient(InferenceContext& ctx, const std::vector<int>& sources) {
+  for (int k = 0; k < ctx.num_outputs() && k < int(sources.size()); ++k) {
+    const int from = sources[size_t(k)];
+    ctx.set_output(k, ctx.input_elem_type(0), ctx.has_input(from) ? ctx.input_shape(from) : SymbolicShape{});
+  }
+  return Status::Ok();
+}
+
 }  // namespace onyx::ops

@@ -56,6 +56,18 @@ ir::Attribute GradientEmitter::float_attr(const std::string& name, float v) {
   return a;
 }
 
+ir::Attribute GradientEmitter::string_attr(const std::string& name, std::string v) {
+  ir::Attribute a;
+  a.name = name;
+  a.type = ir::Attribute::Type::kString;
+  a.s = std::move(v);
+  return a;
+}
+
+std::string GradientEmitter::unsqueeze(const std::string& x, const std::vector<int64_t>& axes) {
+  return opset() >= 13 ? op("Unsqueeze", {x, int64s(axes)}) : op("Unsqueeze", {x}, {{"axes", ints_attr("axes", axes)}});
+}
+
 namespace {
 
 Result<Tensor> scalar_tensor(DataType dtype, double value, Shape shape = {}) {

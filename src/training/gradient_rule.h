@@ -61,11 +61,14 @@ class GradientEmitter {
                                            const std::string& like) = 0;
   // ReduceSum over `axes` in the model's opset form.
   virtual std::string reduce_sum(const std::string& x, const std::vector<int64_t>& axes, bool keepdims) = 0;
+  // Unsqueeze at `axes` in the model's opset form (axes an input from opset 13).
+  std::string unsqueeze(const std::string& x, const std::vector<int64_t>& axes);
 
   // Attribute helpers.
   static ir::Attribute int_attr(const std::string& name, int64_t v);
   static ir::Attribute ints_attr(const std::string& name, std::vector<int64_t> v);
   static ir::Attribute float_attr(const std::string& name, float v);
+  static ir::Attribute string_attr(const std::string& name, std::string v);
 };
 
 // Thrown by GradientContext::input / output past the node's own (caught by the builder).

@@ -447,3 +447,10 @@ def test_scatter_elements(reduction):
         return x.scatter_add(1, i, u) if reduction == "add" else x.scatter(1, i, u)
     check([node("ScatterElements", ["x", "idx", "u"], axis=1, reduction=reduction)], {"x": x, "u": upd}, fn,
           consts=[numpy_helper.from_array(idx, "idx")])
+
+
+@pytest.mark.parametrize("op", ["ReduceL1", "ReduceL2", "ReduceSumSquare", "ReduceMax", "ReduceProd"])
+def test_a_reduction_of_no_axes_with_noop_passes_the_gradient_through(op):
+    # onyx's reductions pass X through when no axes are given with noop_with_empty_axes.
+    x = np.random.default_rng(27).normal(size=(3, 4))
+    check([node(op, ["x"], noop_with_empty_axes=1)], {"x": x}, lambda x: x * 1, opset=18)

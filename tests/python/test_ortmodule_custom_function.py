@@ -168,3 +168,39 @@ def test_a_python_op_outside_its_process_is_refused_with_a_clear_error():
         session.run(None, {"x": np.zeros(2, np.float32)})
     with pytest.raises(Exception, match="no func_key"):
         onyx.InferenceSession(model(-1))
+
+
+class RoundedCopy(torch.autograd.Function):
+    """Two outputs, the second marked non-differentiable (a rounded copy the module still uses)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        rounded = torch.round(x * 4) / 4
+        ctx.mark_non_differentiable(rounded)
+        return x * 3, rounded
+
+    @staticmethod
+    def backward(ctx, g, _):
+        return g * 3
+
+
+def test_a_non_differentiable_output_gives_no_gradient():
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.lin = torch.nn.Linear(3, 3)
+
+        def forward(self, x):
+            scaled, rounded = RoundedCopy.apply(self.lin(x))
+            return scaled.sum() + (rounded * x).sum()
+
+    torch.manual_seed(0)
+    theirs = Net()
+    ours = copy.deepcopy(theirs)
+    x = torch.randn(4, 3)
+    theirs(x).backward()
+    ORTModule(ours)(x).backward()
+    for p, q in zip(theirs.parameters(), ours.parameters()):
+        np.testing.assert_allclose(q.grad.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)
+    gc.collect()
+    assert _custom_function.context_count() == 0

@@ -174,5 +174,53 @@ TEST(TrainingGradKernels, RnnGradThroughTime) {
                                      });
 }
 
+// A gradient kernel named directly by a (hostile) model: inputs of the wrong shape are refused
+// with an error, never read past their ends.
+Status run_recurrent_grad(const std::string& op, const std::vector<std::pair<std::string, Shape>>& inputs,
+                          const std::vector<std::string>& node_inputs, int64_t hidden) {
+  ModelBuilder b(17);
+  auto* domain = b.model.add_opset_import();
+  domain->set_domain("ai.onyx.training");
+  domain->set_version(1);
+  std::vector<std::pair<std::string, Value>> feeds;
+  for (const auto& [name, shape] : inputs) {
+    const bool lens = name == "lens";
+    b.input(name, shape, lens ? onnx::TensorProto::INT32 : onnx::TensorProto::FLOAT);
+    Tensor t(lens ? DataType::kInt32 : DataType::kFloat, shape);
+    for (int64_t i = 0; i < t.numel(); ++i) {
+      if (lens) t.data<int32_t>()[i] = 1;
+      else t.data<float>()[i] = 0.1f * float(i % 7);
+    }
+    feeds.emplace_back(name, Value(t));
+  }
+  b.output("dx", {-1, -1, -1});
+  auto* n = b.node(op, node_inputs, {"dx"});
+  n->set_domain("ai.onyx.training");
+  set_int(n, "hidden_size", hidden);
+  const std::string bytes = b.bytes();
+  auto session = Session::load_bytes(bytes.data(), bytes.size());
+  if (!session.ok()) return session.status();
+  auto out = (*session)->run(feeds);
+  return out.ok() ? Status::Ok() : out.status();
+}
+
+TEST(TrainingGradKernels, RecurrentGradientKernelsRefuseInputsOfTheWrongShape) {
+  // LSTMGrad with eight inputs: initial_h and P far too small.
+  Status s = run_recurrent_grad("LSTMGrad", {{"x", {2, 1, 3}}, {"w", {1, 8, 3}}, {"r", {1, 8, 2}}, {"h0", {1}}, {"p", {1}}},
+                                {"x", "w", "r", "", "", "h0", "", "p"}, 2);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+  // GRUGrad with six inputs: sequence_lens for one row of three.
+  s = run_recurrent_grad("GRUGrad", {{"x", {2, 3, 3}}, {"w", {1, 6, 3}}, {"r", {1, 6, 2}}, {"lens", {1}}},
+                         {"x", "w", "r", "", "lens"}, 2);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+  // RNNGrad with a dY of the wrong size, and with one input too many.
+  s = run_recurrent_grad("RNNGrad", {{"x", {2, 1, 3}}, {"w", {1, 2, 3}}, {"r", {1, 2, 2}}, {"dy", {5}}},
+                         {"x", "w", "r", "", "", "", "dy"}, 2);
+  EXPECT_EQ(s.code(), StatusCode::kInvalidArgument) << s.to_string();
+  s = run_recurrent_grad("RNNGrad", {{"x", {2, 1, 3}}, {"w", {1, 2, 3}}, {"r", {1, 2, 2}}},
+                         {"x", "w", "r", "", "", "", "", "", "x"}, 2);
+  EXPECT_FALSE(s.ok());
+}
+
 }  // namespace
 }  // namespace onyx

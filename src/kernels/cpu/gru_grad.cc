@@ -7,16 +7,10 @@
 // walked back in time. A batch row past its sequence length neither reads nor changes the
 // state at that step. Default activations only (sigmoid, tanh), no clip, layout 0 (the gradient
 // rule refuses the rest). float32 and float64.
-#include "kernels/gemm.h"
-#include "kernels/rnn_common.h"
+#include "kernels/rnn_grad_common.h"
 
 namespace onyx {
 namespace {
-
-template <typename C>
-C sigmoid(C x) {
-  return x >= C(0) ? C(1) / (C(1) + std::exp(-x)) : std::exp(x) / (C(1) + std::exp(x));
-}
 
 class GruGradKernel final : public Kernel {
  public:
@@ -48,16 +42,8 @@ class GruGradKernel final : public Kernel {
     const int64_t dirs = attrs_.num_directions, seq = in.seq, batch = in.batch, hidden = in.hidden, input = in.input;
     const int64_t g3 = 3 * hidden, bh = batch * hidden;
     const bool lbr = linear_before_reset_;
-    auto grad_in = [&](int i, int64_t n) -> Result<const C*> {
-      if (!ctx.has_input(i)) return static_cast<const C*>(nullptr);
-      const Tensor& g = ctx.input(i);
-      if (g.dtype() != ctx.input(0).dtype() || g.numel() != n)
-        return invalid_argument("GRUGrad: input ", i, " is ", g.describe(), ", expected ", n, " elements of ",
-                                data_type_name(ctx.input(0).dtype()));
-      return g.data<C>();
-    };
-    ONYX_ASSIGN_OR_RETURN(const C* dy, grad_in(6, seq * dirs * bh));
-    ONYX_ASSIGN_OR_RETURN(const C* dy_h, grad_in(7, dirs * bh));
+    ONYX_ASSIGN_OR_RETURN(const C* dy, rnn::optional_gradient<C>(ctx, 6, seq * dirs * bh, "GRUGrad"));
+    ONYX_ASSIGN_OR_RETURN(const C* dy_h, rnn::optional_gradient<C>(ctx, 7, dirs * bh, "GRUGrad"));
     std::vector<C> dx(size_t(seq * batch * input), C(0)), dw(in.w.size(), C(0)), dr(in.r.size(), C(0)),
         db(in.b.size(), C(0)), dh0(in.h0.size(), C(0));
     // Per step: z, r, the candidate h~, the state read, and what the hidden gate multiplied by
@@ -84,7 +70,7 @@ class GruGradKernel final : public Kernel {
           const C* xr = xw.data() + size_t(((t < 0 ? 0 : t) * batch + b) * g3);
           for (int64_t j = 0; j < hidden; ++j) {
             const size_t k = size_t(b * hidden + j);
-            const C rg = sigmoid(xr[hidden + j] + hr[size_t(b * g3 + hidden + j)]);
+            const C rg = rnn::sigmoid(xr[hidden + j] + hr[size_t(b * g3 + hidden + j)]);
             rh[k] = rg * h[k];
             rs[size_t(step) * size_t(bh) + k] = rg;
           }
@@ -97,7 +83,7 @@ class GruGradKernel final : public Kernel {
           const C* hrb = hr.data() + size_t(b * g3);
           for (int64_t j = 0; j < hidden; ++j) {
             const size_t k = size_t(b * hidden + j), s = size_t(step) * size_t(bh) + k;
-            const C z = sigmoid(xr[j] + hrb[j]);
+            const C z = rnn::sigmoid(xr[j] + hrb[j]);
             const C in_h = lbr ? hrb[2 * hidden + j] + rbh[j] : rh[k];
             const C pre = lbr ? xr[2 * hidden + j] + rs[s] * in_h : xr[2 * hidden + j] + hh[k];
             const C c = std::tanh(pre);
@@ -155,22 +141,12 @@ class GruGradKernel final : public Kernel {
           for (int64_t b = 0; b < batch; ++b)
             for (int64_t j = 0; j < hidden; ++j)
               dn[size_t(b * g3 + 2 * hidden + j)] = da[size_t(b * g3 + 2 * hidden + j)];
-        gemm<C>(true, false, g3, input, batch, C(1), da.data(), g3, rows_x.data(), input, C(1), dwd, input);
+        rnn::input_side_gradients(in, reverse, step, g3, da.data(), rows_x.data(), w, dwd, dwb, dx, back);
         gemm<C>(true, false, 2 * hidden, hidden, batch, C(1), dn.data(), g3, rows_h.data(), hidden, C(1), drd, hidden);
         gemm<C>(true, false, hidden, hidden, batch, C(1), dn.data() + 2 * hidden, g3,
                 lbr ? rows_h.data() : rows_inner.data(), hidden, C(1), drd + 2 * hidden * hidden, hidden);
         for (int64_t b = 0; b < batch; ++b)
-          for (int64_t q = 0; q < g3; ++q) {
-            dwb[q] += da[size_t(b * g3 + q)];
-            drb[q] += dn[size_t(b * g3 + q)];
-          }
-        gemm<C>(false, false, batch, input, g3, C(1), da.data(), g3, w, input, C(0), back.data(), input);
-        for (int64_t b = 0; b < batch; ++b) {
-          const int64_t t = rnn::time_index(reverse, step, in.seq_lens[size_t(b)]);
-          if (t < 0) continue;
-          C* dxr = dx.data() + size_t((t * batch + b) * input);
-          for (int64_t q = 0; q < input; ++q) dxr[q] += back[size_t(b * input + q)];
-        }
+          for (int64_t q = 0; q < g3; ++q) drb[q] += dn[size_t(b * g3 + q)];
         // dH_prev = dh z (+ drh r without lbr) + dz' Rz + dr' Rr (+ dn Rh with lbr).
         gemm<C>(false, false, batch, hidden, lbr ? g3 : 2 * hidden, C(1), dn.data(), g3, r, hidden, C(0), back.data(),
                 hidden);
@@ -184,20 +160,8 @@ class GruGradKernel final : public Kernel {
       }
       std::copy_n(dh.data(), bh, dh0.data() + size_t(d * bh));
     }
-    const std::pair<int, const std::vector<C>*> results[] = {{0, &dx}, {1, &dw}, {2, &dr}, {3, &db}, {4, &dh0}};
-    const int source[] = {0, 1, 2, 3, 5};
-    for (const auto& [k, values] : results) {
-      if (!ctx.output_requested(k)) continue;
-      const int from = source[k];
-      const Shape shape = ctx.has_input(from) ? ctx.input(from).shape()
-                          : k == 3            ? Shape{dirs, 2 * g3}
-                                              : Shape{dirs, batch, hidden};
-      ONYX_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(k, ctx.input(0).dtype(), shape));
-      if (out->numel() != int64_t(values->size()))
-        return Status(StatusCode::kInternal, "GRUGrad: output " + std::to_string(k) + " size mismatch");
-      std::copy(values->begin(), values->end(), out->data<C>());
-    }
-    return Status::Ok();
+    return rnn::write_gradients<C>(ctx, "GRUGrad", {{0, &dx, 0, {}}, {1, &dw, 1, {}}, {2, &dr, 2, {}},
+                                                    {3, &db, 3, {dirs, 2 * g3}}, {4, &dh0, 5, {dirs, batch, hidden}}});
   }
 
   rnn::Attributes attrs_;

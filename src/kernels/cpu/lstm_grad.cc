@@ -12,16 +12,10 @@
 // A batch row past its sequence length neither reads nor changes the state at that step.
 // Default activations only (sigmoid, tanh, tanh), no clip, no input_forget, layout 0 (the
 // gradient rule refuses the rest). float32 and float64.
-#include "kernels/gemm.h"
-#include "kernels/rnn_common.h"
+#include "kernels/rnn_grad_common.h"
 
 namespace onyx {
 namespace {
-
-template <typename C>
-C sigmoid(C x) {
-  return x >= C(0) ? C(1) / (C(1) + std::exp(-x)) : std::exp(x) / (C(1) + std::exp(x));
-}
 
 class LstmGradKernel final : public Kernel {
  public:
@@ -53,17 +47,9 @@ class LstmGradKernel final : public Kernel {
     ONYX_RETURN_IF_ERROR((rnn::load_inputs<C, C>(ctx, attrs_, 4, true, &in)));
     const int64_t dirs = attrs_.num_directions, seq = in.seq, batch = in.batch, hidden = in.hidden, input = in.input;
     const int64_t g4 = 4 * hidden, bh = batch * hidden;
-    auto grad_in = [&](int i, int64_t n) -> Result<const C*> {
-      if (!ctx.has_input(i)) return static_cast<const C*>(nullptr);
-      const Tensor& g = ctx.input(i);
-      if (g.dtype() != ctx.input(0).dtype() || g.numel() != n)
-        return invalid_argument("LSTMGrad: input ", i, " is ", g.describe(), ", expected ", n, " elements of ",
-                                data_type_name(ctx.input(0).dtype()));
-      return g.data<C>();
-    };
-    ONYX_ASSIGN_OR_RETURN(const C* dy, grad_in(8, seq * dirs * bh));
-    ONYX_ASSIGN_OR_RETURN(const C* dy_h, grad_in(9, dirs * bh));
-    ONYX_ASSIGN_OR_RETURN(const C* dy_c, grad_in(10, dirs * bh));
+    ONYX_ASSIGN_OR_RETURN(const C* dy, rnn::optional_gradient<C>(ctx, 8, seq * dirs * bh, "LSTMGrad"));
+    ONYX_ASSIGN_OR_RETURN(const C* dy_h, rnn::optional_gradient<C>(ctx, 9, dirs * bh, "LSTMGrad"));
+    ONYX_ASSIGN_OR_RETURN(const C* dy_c, rnn::optional_gradient<C>(ctx, 10, dirs * bh, "LSTMGrad"));
     std::vector<C> dx(size_t(seq * batch * input), C(0)), dw(in.w.size(), C(0)), dr(in.r.size(), C(0)),
         db(in.b.size(), C(0)), dh0(in.h0.size(), C(0)), dc0(in.c0.size(), C(0)), dp(in.p.size(), C(0));
     // Per step of one direction: the gates after their activations, the cell before and after,
@@ -94,11 +80,11 @@ class LstmGradKernel final : public Kernel {
           for (int64_t j = 0; j < hidden; ++j) {
             const size_t k = size_t(b * hidden + j), s = size_t(step) * size_t(bh) + k;
             const C cp = c[k];
-            const C i_ = sigmoid(xr[j] + hrb[j] + p_i[j] * cp);
-            const C f_ = sigmoid(xr[2 * hidden + j] + hrb[2 * hidden + j] + p_f[j] * cp);
+            const C i_ = rnn::sigmoid(xr[j] + hrb[j] + p_i[j] * cp);
+            const C f_ = rnn::sigmoid(xr[2 * hidden + j] + hrb[2 * hidden + j] + p_f[j] * cp);
             const C g_ = std::tanh(xr[3 * hidden + j] + hrb[3 * hidden + j]);
             const C cn = f_ * cp + i_ * g_;
-            const C o_ = sigmoid(xr[hidden + j] + hrb[hidden + j] + p_o[j] * cn);
+            const C o_ = rnn::sigmoid(xr[hidden + j] + hrb[hidden + j] + p_o[j] * cn);
             const C tc = std::tanh(cn);
             ig[s] = i_, fg[s] = f_, cg[s] = g_, og[s] = o_, c_prev[s] = cp, c_new[s] = cn, tanh_c[s] = tc;
             h_prev[s] = h[k];
@@ -144,49 +130,19 @@ class LstmGradKernel final : public Kernel {
           }
         }
         // Weight sums over the batch, then the state and input gradients through W and R.
-        gemm<C>(true, false, g4, input, batch, C(1), da.data(), g4, rows_x.data(), input, C(1), dwd, input);
+        rnn::input_side_gradients(in, reverse, step, g4, da.data(), rows_x.data(), w, dwd, dwb, dx, back);
         gemm<C>(true, false, g4, hidden, batch, C(1), da.data(), g4, rows_h.data(), hidden, C(1), drd, hidden);
-        for (int64_t b = 0; b < batch; ++b)
-          for (int64_t q = 0; q < g4; ++q) dwb[q] += da[size_t(b * g4 + q)];
-        gemm<C>(false, false, batch, input, g4, C(1), da.data(), g4, w, input, C(0), back.data(), input);
-        for (int64_t b = 0; b < batch; ++b) {
-          const int64_t t = rnn::time_index(reverse, step, in.seq_lens[size_t(b)]);
-          if (t < 0) continue;
-          C* dxr = dx.data() + size_t((t * batch + b) * input);
-          for (int64_t q = 0; q < input; ++q) dxr[q] += back[size_t(b * input + q)];
-        }
         gemm<C>(false, false, batch, hidden, g4, C(1), da.data(), g4, r, hidden, C(0), back.data(), hidden);
-        for (int64_t b = 0; b < batch; ++b) {
-          if (rnn::time_index(reverse, step, in.seq_lens[size_t(b)]) < 0) continue;
-          std::copy_n(back.data() + size_t(b * hidden), hidden, dh.data() + size_t(b * hidden));
-        }
+        rnn::take_state_gradient(in, reverse, step, back.data(), dh.data());
       }
       std::copy_n(dwb, g4, dwb + g4);  // Rb's gradient is Wb's
       std::copy_n(dh.data(), bh, dh0.data() + size_t(d * bh));
       std::copy_n(dc.data(), bh, dc0.data() + size_t(d * bh));
     }
-    const std::pair<int, const std::vector<C>*> results[] = {{0, &dx}, {1, &dw}, {2, &dr}, {3, &db},
-                                                             {4, &dh0}, {5, &dc0}, {6, &dp}};
-    const int source[] = {0, 1, 2, 3, 5, 6, 7};  // the forward input each output is the gradient of
-    for (const auto& [k, values] : results) {
-      if (!ctx.output_requested(k)) continue;
-      Shape shape;
-      const int from = source[k];
-      if (ctx.has_input(from)) {
-        shape = ctx.input(from).shape();
-      } else if (k == 3) {
-        shape = {dirs, 2 * g4};
-      } else if (k == 6) {
-        shape = {dirs, 3 * hidden};
-      } else {
-        shape = {dirs, batch, hidden};
-      }
-      ONYX_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(k, ctx.input(0).dtype(), shape));
-      if (out->numel() != int64_t(values->size()))
-        return Status(StatusCode::kInternal, "LSTMGrad: output " + std::to_string(k) + " size mismatch");
-      std::copy(values->begin(), values->end(), out->data<C>());
-    }
-    return Status::Ok();
+    const Shape state{dirs, batch, hidden};
+    return rnn::write_gradients<C>(ctx, "LSTMGrad", {{0, &dx, 0, {}}, {1, &dw, 1, {}}, {2, &dr, 2, {}},
+                                                     {3, &db, 3, {dirs, 2 * g4}}, {4, &dh0, 5, state},
+                                                     {5, &dc0, 6, state}, {6, &dp, 7, {dirs, 3 * hidden}}});
   }
 
   rnn::Attributes attrs_;

@@ -4,8 +4,7 @@
 // omitted: zero). Outputs: dX, dW, dR, dB, d_initial_h. The forward runs again to recover the
 // states; a batch row past its sequence length neither reads nor changes the state at that
 // step. No clip, layout 0 (the gradient rule refuses the rest). float32 and float64.
-#include "kernels/gemm.h"
-#include "kernels/rnn_common.h"
+#include "kernels/rnn_grad_common.h"
 
 namespace onyx {
 namespace {
@@ -39,16 +38,8 @@ class RnnGradKernel final : public Kernel {
     ONYX_RETURN_IF_ERROR((rnn::load_inputs<C, C>(ctx, attrs_, 1, false, &in)));
     const int64_t dirs = attrs_.num_directions, seq = in.seq, batch = in.batch, hidden = in.hidden, input = in.input;
     const int64_t bh = batch * hidden;
-    auto grad_in = [&](int i, int64_t n) -> Result<const C*> {
-      if (!ctx.has_input(i)) return static_cast<const C*>(nullptr);
-      const Tensor& g = ctx.input(i);
-      if (g.dtype() != ctx.input(0).dtype() || g.numel() != n)
-        return invalid_argument("RNNGrad: input ", i, " is ", g.describe(), ", expected ", n, " elements of ",
-                                data_type_name(ctx.input(0).dtype()));
-      return g.data<C>();
-    };
-    ONYX_ASSIGN_OR_RETURN(const C* dy, grad_in(6, seq * dirs * bh));
-    ONYX_ASSIGN_OR_RETURN(const C* dy_h, grad_in(7, dirs * bh));
+    ONYX_ASSIGN_OR_RETURN(const C* dy, rnn::optional_gradient<C>(ctx, 6, seq * dirs * bh, "RNNGrad"));
+    ONYX_ASSIGN_OR_RETURN(const C* dy_h, rnn::optional_gradient<C>(ctx, 7, dirs * bh, "RNNGrad"));
     std::vector<C> dx(size_t(seq * batch * input), C(0)), dw(in.w.size(), C(0)), dr(in.r.size(), C(0)),
         db(in.b.size(), C(0)), dh0(in.h0.size(), C(0));
     const size_t per_step = size_t(seq * bh);
@@ -98,40 +89,16 @@ class RnnGradKernel final : public Kernel {
             rows_h[k] = h_prev[s];
           }
         }
-        gemm<C>(true, false, hidden, input, batch, C(1), da.data(), hidden, rows_x.data(), input, C(1), dwd, input);
+        rnn::input_side_gradients(in, reverse, step, hidden, da.data(), rows_x.data(), w, dwd, dwb, dx, back);
         gemm<C>(true, false, hidden, hidden, batch, C(1), da.data(), hidden, rows_h.data(), hidden, C(1), drd, hidden);
-        for (int64_t b = 0; b < batch; ++b)
-          for (int64_t j = 0; j < hidden; ++j) dwb[j] += da[size_t(b * hidden + j)];
-        gemm<C>(false, false, batch, input, hidden, C(1), da.data(), hidden, w, input, C(0), back.data(), input);
-        for (int64_t b = 0; b < batch; ++b) {
-          const int64_t t = rnn::time_index(reverse, step, in.seq_lens[size_t(b)]);
-          if (t < 0) continue;
-          C* dxr = dx.data() + size_t((t * batch + b) * input);
-          for (int64_t q = 0; q < input; ++q) dxr[q] += back[size_t(b * input + q)];
-        }
         gemm<C>(false, false, batch, hidden, hidden, C(1), da.data(), hidden, r, hidden, C(0), back.data(), hidden);
-        for (int64_t b = 0; b < batch; ++b) {
-          if (rnn::time_index(reverse, step, in.seq_lens[size_t(b)]) < 0) continue;
-          std::copy_n(back.data() + size_t(b * hidden), hidden, dh.data() + size_t(b * hidden));
-        }
+        rnn::take_state_gradient(in, reverse, step, back.data(), dh.data());
       }
       std::copy_n(dwb, hidden, dwb + hidden);  // Rb's gradient is Wb's
       std::copy_n(dh.data(), bh, dh0.data() + size_t(d * bh));
     }
-    const std::pair<int, const std::vector<C>*> results[] = {{0, &dx}, {1, &dw}, {2, &dr}, {3, &db}, {4, &dh0}};
-    const int source[] = {0, 1, 2, 3, 5};
-    for (const auto& [k, values] : results) {
-      if (!ctx.output_requested(k)) continue;
-      const int from = source[k];
-      const Shape shape = ctx.has_input(from) ? ctx.input(from).shape()
-                          : k == 3            ? Shape{dirs, 2 * hidden}
-                                              : Shape{dirs, batch, hidden};
-      ONYX_ASSIGN_OR_RETURN(Tensor * out, ctx.allocate_output_uninitialized(k, ctx.input(0).dtype(), shape));
-      if (out->numel() != int64_t(values->size()))
-        return Status(StatusCode::kInternal, "RNNGrad: output " + std::to_string(k) + " size mismatch");
-      std::copy(values->begin(), values->end(), out->data<C>());
-    }
-    return Status::Ok();
+    return rnn::write_gradients<C>(ctx, "RNNGrad", {{0, &dx, 0, {}}, {1, &dw, 1, {}}, {2, &dr, 2, {}},
+                                                    {3, &db, 3, {dirs, 2 * hidden}}, {4, &dh0, 5, {dirs, batch, hidden}}});
   }
 
   rnn::Attributes attrs_;

@@ -26,6 +26,8 @@ Status spread_as_ops(GradientContext& ctx) {
   GradientEmitter& e = ctx.emit;
   using A = GradientEmitter;
   const std::string& x = ctx.input(0);
+  const DataType t = ctx.elem_type(x);
+  if (t != DataType::kFloat && t != DataType::kDouble) return not_implemented("AveragePool's gradient in ", data_type_name(t));
   const SymbolicShape& xs = e.type_of(x).shape;
   const SymbolicShape& ys = e.type_of(ctx.output(0)).shape;
   if (!xs.has_rank || !ys.has_rank || xs.dims.size() < 3)
@@ -58,7 +60,6 @@ Status spread_as_ops(GradientContext& ctx) {
       return not_implemented("AveragePool's gradient: no output_padding gives back the input size");
     window *= kernel[i];
   }
-  const DataType t = ctx.elem_type(x);
   ONYX_ASSIGN_OR_RETURN(std::string kernel_size, e.scalar(t, double(window)));
   std::string counts = kernel_size;
   const ir::Attribute* cip = ctx.node.attribute("count_include_pad");
@@ -80,8 +81,7 @@ Status spread_as_ops(GradientContext& ctx) {
   Tensor ones(t, Shape(kernel_dims.begin(), kernel_dims.end()));
   for (int64_t i = 0; i < ones.numel(); ++i) {
     if (t == DataType::kFloat) ones.data<float>()[i] = 1.f;
-    else if (t == DataType::kDouble) ones.data<double>()[i] = 1.0;
-    else return not_implemented("AveragePool's gradient in ", data_type_name(t));
+    else ones.data<double>()[i] = 1.0;
   }
   const std::string spread =
       e.op("ConvTranspose", {e.op("Reshape", {share, e.int64s(plane_shape)}), e.constant(std::move(ones), "pool_ones")},

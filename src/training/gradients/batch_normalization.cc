@@ -37,10 +37,7 @@ Status batch_norm_gradient(GradientContext& ctx) {
   }
   ONYX_ASSIGN_OR_RETURN(std::string eps, e.scalar(t, eps_attr ? eps_attr->f : 1e-5));
   ONYX_ASSIGN_OR_RETURN(std::string one, e.scalar(t, 1.0));
-  auto per_channel = [&](const std::string& v) {  // [C] -> [1, C, 1, ...]
-    if (e.opset() >= 13) return e.op("Unsqueeze", {v, e.int64s(channel_axes)});
-    return e.op("Unsqueeze", {v}, {{"axes", GradientEmitter::ints_attr("axes", channel_axes)}});
-  };
+  auto per_channel = [&](const std::string& v) { return e.unsqueeze(v, channel_axes); };  // [C] -> [1, C, 1, ...]
   auto mean = [&](const std::string& v) {
     if (e.opset() >= 18) return e.op("ReduceMean", {v, e.int64s(axes)});
     return e.op("ReduceMean", {v}, {{"axes", GradientEmitter::ints_attr("axes", axes)}});

@@ -19,6 +19,7 @@ Status depth_to_space_gradient(GradientContext& ctx) {
     return Status::Ok();
   }
   if (mode->s != "CRD") return invalid_argument("DepthToSpace mode '", mode->s, "'");
+  if (e.opset() < 10) return not_implemented("DepthToSpace's gradient in CRD mode before opset 10 (Slice)");
   const std::string s = e.op("Shape", {dy});
   auto dim_over_b = [&](int64_t i) {
     return e.op("Div", {e.op("Slice", {s, e.int64s({i}), e.int64s({i + 1})}), e.int64s({b})});

@@ -73,16 +73,9 @@ Status einsum_gradient(GradientContext& ctx) {
       if (elsewhere) kept += c;
       else lonely_at.push_back(int64_t(k));
     }
-    std::map<std::string, ir::Attribute> attrs;
-    ir::Attribute a;
-    a.name = "equation";
-    a.type = ir::Attribute::Type::kString;
-    a.s = output + others + "->" + kept;
-    attrs["equation"] = a;
-    std::string g = e.op("Einsum", inputs, attrs);
+    std::string g = e.op("Einsum", inputs, {{"equation", GradientEmitter::string_attr("equation", output + others + "->" + kept)}});
     if (!lonely_at.empty()) {
-      g = e.opset() >= 13 ? e.op("Unsqueeze", {g, e.int64s(lonely_at)})
-                          : e.op("Unsqueeze", {g}, {{"axes", GradientEmitter::ints_attr("axes", lonely_at)}});
+      g = e.unsqueeze(g, lonely_at);
       g = e.op("Expand", {g, e.op("Shape", {ctx.node.inputs[i]})});
     }
     ctx.input_grads[i] = g;

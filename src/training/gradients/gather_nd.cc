@@ -13,13 +13,9 @@ Status gather_nd_gradient(GradientContext& ctx) {
     return not_implemented("GatherND's gradient with batch_dims ", b->i);
   if (e.opset() < 16) return not_implemented("GatherND's gradient needs ScatterND with reduction (opset 16 on)");
   ONYX_ASSIGN_OR_RETURN(std::string zero, e.scalar(ctx.elem_type(ctx.input(0)), 0.0));
-  ir::Attribute add;
-  add.name = "reduction";
-  add.type = ir::Attribute::Type::kString;
-  add.s = "add";
   ctx.input_grads[0] = e.op("ScatterND", {e.op("Expand", {zero, e.op("Shape", {ctx.input(0)})}), ctx.input(1),
                                           ctx.output_grads[0]},
-                            {{"reduction", add}});
+                            {{"reduction", GradientEmitter::string_attr("reduction", "add")}});
   return Status::Ok();
 }
 

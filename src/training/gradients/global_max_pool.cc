@@ -9,7 +9,7 @@ namespace {
 Status global_max_pool_gradient(GradientContext& ctx) {
   if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
   GradientEmitter& e = ctx.emit;
-  if (e.opset() < 16) return not_implemented("GlobalMaxPool's gradient needs opset 16 (ScatterElements with reduction)");
+  if (e.opset() < 11) return not_implemented("GlobalMaxPool's gradient before opset 11 (ScatterElements)");
   const std::string& x = ctx.input(0);
   const std::string flat = e.op("Reshape", {x, e.int64s({0, 0, -1})});
   const std::string where = e.op("ArgMax", {flat}, {{"axis", GradientEmitter::int_attr("axis", 2)},

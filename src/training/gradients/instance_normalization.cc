@@ -4,7 +4,7 @@
 //   dX = rstd * (g - mean_A(g) - xhat * mean_A(g * xhat))
 //   dScale = sum over (0, A) of dY * xhat;   dB = sum over (0, A) of dY
 // PyTorch's GroupNorm exports through this op.
-#include "training/gradient_rule.h"
+#include "training/gradients/reduce_common.h"
 
 namespace onyx::training {
 namespace {
@@ -24,11 +24,7 @@ Status instance_normalization_gradient(GradientContext& ctx) {
     per_channel.push_back(i);
     channel_axes.push_back(i - 1);
   }
-  auto mean = [&](const std::string& v) {
-    return e.opset() >= 18 ? e.op("ReduceMean", {v, e.int64s(spatial)}, {{"keepdims", GradientEmitter::int_attr("keepdims", 1)}})
-                           : e.op("ReduceMean", {v}, {{"axes", GradientEmitter::ints_attr("axes", spatial)},
-                                                      {"keepdims", GradientEmitter::int_attr("keepdims", 1)}});
-  };
+  auto mean = [&](const std::string& v) { return reduce_over(e, "ReduceMean", v, spatial, true); };
   const ir::Attribute* eps_attr = ctx.node.attribute("epsilon");
   ONYX_ASSIGN_OR_RETURN(std::string eps, e.scalar(t, eps_attr ? eps_attr->f : 1e-5));
   const std::string& x = ctx.input(0);
@@ -36,9 +32,7 @@ Status instance_normalization_gradient(GradientContext& ctx) {
   const std::string rstd = e.op("Reciprocal", {e.op("Sqrt", {e.op("Add", {mean(e.op("Mul", {centred, centred})), eps})})});
   const std::string xhat = e.op("Mul", {centred, rstd});
   if (ctx.needs_grad[0]) {
-    const std::string scale =  // [C, 1, ...]
-        e.opset() >= 13 ? e.op("Unsqueeze", {ctx.input(1), e.int64s(channel_axes)})
-                        : e.op("Unsqueeze", {ctx.input(1)}, {{"axes", GradientEmitter::ints_attr("axes", channel_axes)}});
+    const std::string scale = e.unsqueeze(ctx.input(1), channel_axes);  // [C, 1, ...]
     const std::string g = e.op("Mul", {dy, scale});
     const std::string inner = e.op("Sub", {e.op("Sub", {g, mean(g)}), e.op("Mul", {xhat, mean(e.op("Mul", {g, xhat}))})});
     ctx.input_grads[0] = e.op("Mul", {rstd, inner});

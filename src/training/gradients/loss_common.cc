@@ -3,8 +3,7 @@
 namespace onyx::training {
 
 std::string unsqueeze_axis(GradientEmitter& e, const std::string& x, int64_t axis) {
-  if (e.opset() >= 13) return e.op("Unsqueeze", {x, e.int64s({axis})});
-  return e.op("Unsqueeze", {x}, {{"axes", GradientEmitter::ints_attr("axes", {axis})}});
+  return e.unsqueeze(x, {axis});
 }
 
 Result<std::string> nll_log_prob_gradient(GradientContext& ctx, const std::string& scores, const std::string& dloss) {

@@ -3,9 +3,7 @@
 // LSTM's inputs and the gradients of Y, Y_h and Y_c that flow ("" where none). Default
 // activations, no clip, no input_forget and layout 0 only; the rest is refused here.
 // sequence_lens has no gradient.
-#include <cmath>
-
-#include "training/gradient_rule.h"
+#include "training/gradients/recurrent_common.h"
 
 namespace onyx::training {
 namespace {
@@ -13,24 +11,15 @@ namespace {
 Status lstm_gradient(GradientContext& ctx) {
   const ir::Node& n = ctx.node;
   if (ctx.output_grads[0].empty() && ctx.output_grads[1].empty() && ctx.output_grads[2].empty()) return Status::Ok();
+  ONYX_RETURN_IF_ERROR(refuse_layout_and_clip(n, "LSTM"));
   if (const ir::Attribute* a = n.attribute("input_forget"); a && a->i != 0)
     return not_implemented("LSTM's gradient with input_forget");
-  if (const ir::Attribute* a = n.attribute("layout"); a && a->i != 0) return not_implemented("LSTM's gradient with layout 1");
-  if (n.attribute("clip")) return not_implemented("LSTM's gradient with clip");
   if (const ir::Attribute* a = n.attribute("activations")) {
     for (size_t i = 0; i < a->strings.size(); ++i)
       if (a->strings[i] != (i % 3 == 0 ? "Sigmoid" : "Tanh"))
         return not_implemented("LSTM's gradient with activations other than Sigmoid, Tanh, Tanh");
   }
-  std::vector<std::string> inputs;
-  for (size_t i = 0; i < 8; ++i) inputs.push_back(i < n.inputs.size() ? n.inputs[i] : "");
-  for (size_t k = 0; k < 3; ++k) inputs.push_back(ctx.output_grads[k]);
-  std::map<std::string, ir::Attribute> attributes = n.attributes;
-  const std::vector<std::string> grads = ctx.emit.node("LSTMGrad", inputs, std::move(attributes), 7, "ai.onyx.training");
-  const size_t source[] = {0, 1, 2, 3, 5, 6, 7};
-  for (size_t k = 0; k < 7; ++k)
-    if (source[k] < n.inputs.size() && !n.inputs[source[k]].empty() && ctx.needs_grad[source[k]])
-      ctx.input_grads[source[k]] = grads[k];
+  emit_recurrent_gradient(ctx, "LSTMGrad", 8, 3, {0, 1, 2, 3, 5, 6, 7});
   return Status::Ok();
 }
 

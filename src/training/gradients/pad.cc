@@ -1,7 +1,6 @@
 // Pad in constant mode: dX = dY with the padding sliced off (and, where a pad was negative and
-// cropped X, zeros padded back). The pads must be constant (input from opset 11, attribute
-// before) and cover every dim (no axes input); other modes are refused. The constant value
-// has no gradient.
+// cropped X, zeros padded back). Opset 11 on, the pads a constant input covering every dim (no
+// axes input); other modes are refused. The constant value has no gradient.
 #include "training/gradient_rule.h"
 
 namespace onyx::training {
@@ -14,14 +13,13 @@ Status pad_gradient(GradientContext& ctx) {
   if (mode && mode->s != "constant") return not_implemented("Pad's gradient in mode '", mode->s, "'");
   if (ctx.node.inputs.size() > 3 && !ctx.node.inputs[3].empty())
     return not_implemented("Pad's gradient with an axes input");
+  if (e.opset() < 11) return not_implemented("Pad's gradient before opset 11 (the model's opset is ", e.opset(), ")");
   std::vector<int64_t> pads;
-  if (e.opset() >= 11) {
+  {
     const Tensor* t = ctx.node.inputs.size() > 1 ? e.initializer(ctx.input(1)) : nullptr;
     if (!t || t->dtype() != DataType::kInt64)
       return not_implemented("Pad's gradient needs its pads to be a constant (an int64 initializer)");
     pads.assign(t->data<int64_t>(), t->data<int64_t>() + t->numel());
-  } else if (const ir::Attribute* a = ctx.node.attribute("pads")) {
-    pads = a->ints;
   }
   const int64_t rank = int64_t(pads.size() / 2);
   if (pads.size() % 2) return invalid_argument("Pad: ", pads.size(), " pads is not two per dim");

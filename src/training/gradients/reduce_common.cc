@@ -42,14 +42,17 @@ Result<KeptReduction> kept_reduction(GradientContext& ctx) {
   r.dy = ctx.output_grads[0];
   const ir::Attribute* keep = ctx.node.attribute("keepdims");
   if (keep && keep->i == 0 && !r.axes.empty()) {  // put the reduced dims back as 1
-    auto unsqueeze = [&](const std::string& v) {
-      return e.opset() >= 13 ? e.op("Unsqueeze", {v, e.int64s(r.axes)})
-                             : e.op("Unsqueeze", {v}, {{"axes", GradientEmitter::ints_attr("axes", r.axes)}});
-    };
-    r.y = unsqueeze(r.y);
-    r.dy = unsqueeze(r.dy);
+    r.y = e.unsqueeze(r.y, r.axes);
+    r.dy = e.unsqueeze(r.dy, r.axes);
   }
   return r;
+}
+
+std::string reduce_over(GradientEmitter& e, const std::string& op, const std::string& x, const std::vector<int64_t>& axes,
+                        bool keepdims) {
+  const ir::Attribute keep = GradientEmitter::int_attr("keepdims", keepdims ? 1 : 0);
+  return e.opset() >= 18 ? e.op(op, {x, e.int64s(axes)}, {{"keepdims", keep}})
+                         : e.op(op, {x}, {{"axes", GradientEmitter::ints_attr("axes", axes)}, {"keepdims", keep}});
 }
 
 Status reduce_gradient(GradientContext& ctx, bool mean) {

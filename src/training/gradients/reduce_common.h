@@ -17,6 +17,11 @@ struct KeptReduction {
 // The axes come from the attribute or a constant input; the input's rank must be static.
 Result<KeptReduction> kept_reduction(GradientContext& ctx);
 
+// `op` (ReduceMean, ReduceProd ...) of `x` over `axes` in the form the model's opset takes
+// (axes as an input from opset 18, an attribute before), keepdims as given.
+std::string reduce_over(GradientEmitter& e, const std::string& op, const std::string& x, const std::vector<int64_t>& axes,
+                        bool keepdims);
+
 // ReduceSum and ReduceMean: dX = Expand(dY kept, Shape(X)), divided by the reduced element
 // count for a mean.
 Status reduce_gradient(GradientContext& ctx, bool mean);

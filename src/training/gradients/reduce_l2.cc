@@ -10,8 +10,8 @@ Status reduce_l2_gradient(GradientContext& ctx) {
   GradientEmitter& e = ctx.emit;
   ONYX_ASSIGN_OR_RETURN(const KeptReduction r, kept_reduction(ctx));
   ONYX_ASSIGN_OR_RETURN(std::string zero, e.scalar(ctx.elem_type(ctx.input(0)), 0.0));
-  if (r.nothing) {  // Y = |X|
-    ctx.input_grads[0] = e.op("Mul", {ctx.output_grads[0], e.op("Sign", {ctx.input(0)})});
+  if (r.nothing) {  // no axes with noop_with_empty_axes: onyx's reduction passes X through
+    ctx.input_grads[0] = ctx.output_grads[0];
     return Status::Ok();
   }
   const std::string ratio = e.op("Where", {e.op("Equal", {r.y, zero}), zero, e.op("Div", {ctx.input(0), r.y})});

@@ -22,10 +22,7 @@ Status reduce_prod_gradient(GradientContext& ctx) {
   const std::string zeros = e.reduce_sum(e.op("Cast", {is_zero}, {{"to", GradientEmitter::int_attr("to", int64_t(t))}}),
                                          r.axes, true);
   const std::string without = e.op("Where", {is_zero, one, x});
-  const std::string others =  // the product of the group's non-zero elements
-      e.opset() >= 18 ? e.op("ReduceProd", {without, e.int64s(r.axes)}, {{"keepdims", GradientEmitter::int_attr("keepdims", 1)}})
-                      : e.op("ReduceProd", {without}, {{"axes", GradientEmitter::ints_attr("axes", r.axes)},
-                                                      {"keepdims", GradientEmitter::int_attr("keepdims", 1)}});
+  const std::string others = reduce_over(e, "ReduceProd", without, r.axes, true);  // the group's non-zero elements
   const std::string no_zero = e.op("Div", {r.y, e.op("Where", {is_zero, one, x})});
   const std::string one_zero = e.op("Where", {is_zero, others, zero});
   const std::string partial = e.op("Where", {e.op("Equal", {zeros, zero}), no_zero,

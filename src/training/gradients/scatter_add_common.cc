@@ -11,14 +11,7 @@ Result<std::string> scatter_add_gradient(GradientContext& ctx, const std::string
   ONYX_ASSIGN_OR_RETURN(std::string zero, e.scalar(ctx.elem_type(ctx.input(0)), 0.0));
   const std::string zeros = e.op("Expand", {zero, e.op("Shape", {ctx.input(0)})});
   return e.op("ScatterElements", {zeros, indices, dy},
-              {{"axis", GradientEmitter::int_attr("axis", axis)},
-               {"reduction", [] {
-                  ir::Attribute a;
-                  a.name = "reduction";
-                  a.type = ir::Attribute::Type::kString;
-                  a.s = "add";
-                  return a;
-                }()}});
+              {{"axis", GradientEmitter::int_attr("axis", axis)}, {"reduction", GradientEmitter::string_attr("reduction", "add")}});
 }
 
 }  // namespace onyx::training

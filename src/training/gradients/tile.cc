@@ -15,6 +15,11 @@ Status tile_gradient(GradientContext& ctx) {
   const int64_t rank = int64_t(repeats->numel());
   if (!x.has_rank || int64_t(x.dims.size()) != rank)
     return not_implemented("Tile's gradient needs the input's rank known statically and equal to the repeats' count");
+  if (rank == 0) {
+    ctx.input_grads[0] = ctx.output_grads[0];
+    return Status::Ok();
+  }
+  if (e.opset() < 10) return not_implemented("Tile's gradient before opset 10 (the model's opset is ", e.opset(), ")");
   const std::string dims = e.op("Shape", {ctx.input(0)});
   std::vector<std::string> target;
   std::vector<int64_t> summed;
@@ -24,7 +29,7 @@ Status tile_gradient(GradientContext& ctx) {
     summed.push_back(2 * i);
   }
   const std::string split = e.op("Reshape", {ctx.output_grads[0], e.op("Concat", target, {{"axis", GradientEmitter::int_attr("axis", 0)}})});
-  ctx.input_grads[0] = rank == 0 ? ctx.output_grads[0] : e.reduce_sum(split, summed, false);
+  ctx.input_grads[0] = e.reduce_sum(split, summed, false);
   return Status::Ok();
 }
 

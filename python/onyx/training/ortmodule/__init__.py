@@ -147,6 +147,8 @@ class _RunInOnyx(torch.autograd.Function):
         # backward ends (kept for another with retain_graph=True), or when the graph is dropped.
         ctx.saved = _Saved(results[n_out + n_stats:], {name: feeds[name] for name in graphs.backward_forward_inputs},
                            contexts)
+        # torch keeps a saved tensor's Python object alive as long as it keeps the tensor (it
+        # holds the object for the graph), so the finalizer runs exactly when torch frees it.
         holder = torch.empty(0)
         ctx.save_for_backward(holder)
         weakref.finalize(holder, ctx.saved.release)

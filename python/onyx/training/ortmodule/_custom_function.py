@@ -150,7 +150,7 @@ def _run_forward(key, training, inputs, types):
         if not isinstance(o, torch.Tensor):
             raise TypeError(f"{call.name} returned {type(o).__name__} as output {i}, not a tensor")
     context = 0
-    if training and any(o.requires_grad for o in outputs):
+    if training:  # kept even when no output requires grad: the backward then gives zeros
         context = next(_ids)
         _contexts[context] = (tensors, outputs)
         made = getattr(_local, "made", None)
@@ -159,14 +159,14 @@ def _run_forward(key, training, inputs, types):
     return context, [_to_numpy(o) for o in outputs]
 
 
-def _run_backward(context, grads, input_indices):
+def _run_backward(context, grads, types, input_indices):
     entry = _contexts.get(context)
     if entry is None:
         raise RuntimeError("this call's context is gone: its ORTModule call's saved values were released, or it was "
                            "not recorded")
     tensors, outputs = entry
     wanted = [tensors[i] for i in input_indices]
-    pairs = [(o, torch.from_numpy(g)) for o, g in zip(outputs, grads) if g is not None and o.requires_grad]
+    pairs = [(o, _to_torch(g, t)) for o, g, t in zip(outputs, grads, types) if g is not None and o.requires_grad]
     found = [None] * len(wanted)
     if pairs:
         # Kept for another backward (retain_graph=True on the ORTModule call): the context goes

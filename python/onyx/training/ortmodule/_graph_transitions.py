@@ -79,12 +79,18 @@ def _device_of(module_name, tensors):
 
 
 def _autocast_state():
-    """torch.autocast's state, which the export traces its casts under: () when off."""
+    """torch.autocast's state, which the export traces its casts under: () when off. torch 2.4
+    and later take the device type (and deprecate the per-device functions)."""
     state = ()
-    if torch.is_autocast_cpu_enabled():
-        state += (("cpu", str(torch.get_autocast_cpu_dtype())),)
-    if torch.is_autocast_enabled():
-        state += (("cuda", str(torch.get_autocast_gpu_dtype())),)
+    for device in ("cpu", "cuda"):
+        if hasattr(torch, "get_autocast_dtype"):
+            enabled, dtype = torch.is_autocast_enabled(device), lambda: torch.get_autocast_dtype(device)  # noqa: E731
+        elif device == "cpu":
+            enabled, dtype = torch.is_autocast_cpu_enabled(), torch.get_autocast_cpu_dtype
+        else:
+            enabled, dtype = torch.is_autocast_enabled(), torch.get_autocast_gpu_dtype
+        if enabled:
+            state += ((device, str(dtype())),)
     return state
 
 
@@ -251,6 +257,7 @@ class GraphTransitionManager:
         self.exports += 1
         self.reasons.append(reason)
         self._key, self._graphs = key, graphs
+        self._cache.pop(key, None)  # graphs made again for a mode kept before (stale constants) replace it
         if len(self._cache) >= 4:
             self._cache.pop(next(iter(self._cache)))
         self._cache[key] = graphs
@@ -363,8 +370,8 @@ class GraphTransitionManager:
             text = str(e)
             if "Python operator" in text or "PythonOp" in text or "autograd.Function" in text:
                 raise ORTModuleExportError(
-                    f"ORTModule cannot export {name}: it calls a custom torch.autograd.Function, which onyx cannot "
-                    f"run (the exporter said: {text})") from e
+                    f"ORTModule cannot export {name}: the exporter could not trace a custom torch.autograd.Function "
+                    f"or Python operator it calls (it said: {text})") from e
             raise ORTModuleExportError(f"ORTModule cannot export {name}: {text}") from e
         if flat.output_schema is None:
             raise ORTModuleExportError(f"ORTModule cannot export {type(self.module).__name__}: it was never called")
