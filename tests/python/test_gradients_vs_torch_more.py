@@ -25,12 +25,25 @@ def node(op, inputs, **attrs):
     ("HardSigmoid", {"alpha": 1 / 6, "beta": 0.5}, F.hardsigmoid),
     ("HardSwish", {}, F.hardswish),
     ("Sin", {}, torch.sin), ("Cos", {}, torch.cos), ("Reciprocal", {}, torch.reciprocal),
+    ("Tan", {}, lambda x: torch.tan(x * 0.25)), ("Atan", {}, torch.atan), ("Asin", {}, lambda x: torch.asin(x * 0.15)),
+    ("Acos", {}, lambda x: torch.acos(x * 0.15)), ("Sinh", {}, torch.sinh), ("Cosh", {}, torch.cosh),
+    ("Asinh", {}, torch.asinh), ("Acosh", {}, lambda x: torch.acosh(x.abs() + 1.5)), ("Atanh", {}, lambda x: torch.atanh(x * 0.15)),
+    ("Softsign", {}, F.softsign), ("ThresholdedRelu", {"alpha": 0.5}, lambda x: torch.where(x > 0.5, x, torch.zeros_like(x))),
     ("Floor", {}, torch.floor), ("Ceil", {}, torch.ceil), ("Round", {}, torch.round), ("Sign", {}, torch.sign)])
 def test_activations_and_elementwise(op, attrs, fn, seed):
     rng = np.random.default_rng(seed)
     x = rng.uniform(-5, 5, (3, 4, 5))
     if op == "Reciprocal":
         x = np.where(np.abs(x) < 0.3, 0.7, x)
+    # The ops defined on part of the line get inputs inside it (the torch side's scaling above
+    # is then undone here, so both see the same values).
+    inside = {"Tan": 0.25, "Asin": 0.15, "Acos": 0.15, "Atanh": 0.15}
+    if op in inside:
+        x = x * inside[op]
+        fn = {"Tan": torch.tan, "Asin": torch.asin, "Acos": torch.acos, "Atanh": torch.atanh}[op]
+    if op == "Acosh":
+        x = np.abs(x) + 1.5
+        fn = torch.acosh
     # ONNX keeps float attributes (alpha, gamma) in float32; torch's constants are float64.
     float_attrs = op in ("LeakyRelu", "Elu", "Selu", "Celu", "HardSigmoid")
     check([node(op, ["x"], **attrs)], {"x": x}, lambda x: fn(x), tol=1e-7 if float_attrs else 1e-9)

@@ -70,6 +70,11 @@ LAYERS = {
                                                           reduction="batchmean").reshape(1), nn.Linear(5, 6)),
                       lambda: torch.randn(3, 5)),
     "expm1": (lambda: Apply(lambda m, x: torch.expm1(m[0](x) * 0.3), nn.Linear(5, 4)), lambda: torch.randn(6, 5)),
+    "trigonometric and hyperbolic": (lambda: Apply(lambda m, x: torch.atan(m[0](x)) + torch.asin(torch.tanh(m[0](x)) * 0.5)
+                                                    + torch.sinh(m[0](x) * 0.1) + torch.cosh(m[0](x) * 0.1)
+                                                    + torch.asinh(m[0](x)) + torch.atanh(torch.tanh(m[0](x)) * 0.5)
+                                                    + torch.acosh(m[0](x).abs() + 1.5) + F.softsign(m[0](x)),
+                                                    nn.Linear(5, 4)), lambda: torch.randn(6, 5)),
     "einsum": (lambda: Apply(lambda m, x: torch.einsum("bi,bj->bij", m[0](x), x).sum(2), nn.Linear(5, 6)),
                lambda: torch.randn(3, 5)),
     "two-layer bidirectional LSTM": (lambda: Apply(lambda m, x: m[0](x)[0], nn.LSTM(4, 6, num_layers=2, batch_first=True,

@@ -10,8 +10,8 @@ while it exports (`exporting`):
 - aten::layer_norm without weight or bias (elementwise_affine=False): ones and zeros in their
   place, where torch.onnx's own symbolic writes an empty scale that ONNX does not allow;
 - losses and ops torch.onnx (1.13, opset 17) cannot export, as ordinary ops: mse_loss, l1_loss,
-  smooth_l1_loss, huber_loss (a loss computed inside the module), expm1, and cross entropy with
-  label smoothing.
+  smooth_l1_loss, huber_loss (a loss computed inside the module), expm1, cross entropy with
+  label smoothing, and the hyperbolic functions (ONNX has them; torch.onnx 1.13 does not map them).
 """
 import contextlib
 import warnings
@@ -136,6 +136,10 @@ def _expm1(g, x):
     return g.op("Sub", g.op("Exp", x), g.op("CastLike", g.op("Constant", value_t=torch.tensor(1.0)), x))
 
 
+def _unary(onnx_op):
+    return lambda g, x: g.op(onnx_op, x)
+
+
 class _State:
     training = False
 
@@ -144,7 +148,9 @@ _state = _State()
 _REGISTERED = (("prim::PythonOp", _custom_function.symbolic), ("aten::embedding", _embedding),
                ("aten::layer_norm", _layer_norm), ("aten::mse_loss", _mse_loss), ("aten::l1_loss", _l1_loss),
                ("aten::smooth_l1_loss", _smooth_l1_loss), ("aten::huber_loss", _huber_loss), ("aten::expm1", _expm1),
-               ("aten::cross_entropy_loss", _cross_entropy_loss))
+               ("aten::cross_entropy_loss", _cross_entropy_loss), ("aten::sinh", _unary("Sinh")),
+               ("aten::cosh", _unary("Cosh")), ("aten::asinh", _unary("Asinh")), ("aten::acosh", _unary("Acosh")),
+               ("aten::atanh", _unary("Atanh")))
 
 
 @contextlib.contextmanager
