@@ -1,7 +1,9 @@
 """ORTModule's backward keeps PyTorch's rules: with retain_graph=True a second backward gives
 PyTorch's gradients (custom Functions included), without it torch's own error; a backward that
 asks for a differentiable gradient (create_graph=True) is refused rather than given a constant
-one; torch.autocast is part of what the graphs are made for. Needs PyTorch."""
+one; torch.autocast is part of what the graphs are made for; activation checkpointing trains in
+its non-reentrant form and the reentrant one, which torch.onnx cannot trace, is refused with the
+way out. Needs PyTorch."""
 import copy
 
 import numpy as np
@@ -75,3 +77,28 @@ def test_autocast_is_part_of_the_graphs_key():
     assert wrapped.export_count == 2 and "autocast" in wrapped.export_reasons[1]
     with torch.autocast("cpu", dtype=torch.bfloat16), pytest.raises(ORTModuleExportError, match="Net.*bfloat16"):
         wrapped(x)  # training in bfloat16: onyx has no bfloat16 gradients, and says so naming the module
+
+
+def test_activation_checkpointing_without_reentrance_trains_and_the_reentrant_form_is_refused():
+    from torch.utils.checkpoint import checkpoint
+
+    class Checkpointed(torch.nn.Module):
+        def __init__(self, reentrant):
+            super().__init__()
+            self.reentrant = reentrant
+            self.a = torch.nn.Linear(6, 8)
+            self.block = torch.nn.Sequential(torch.nn.Linear(8, 8), torch.nn.GELU(), torch.nn.Linear(8, 8))
+
+        def forward(self, x):
+            return checkpoint(self.block, self.a(x), use_reentrant=self.reentrant)
+
+    torch.manual_seed(0)
+    theirs = Checkpointed(False)
+    ours = copy.deepcopy(theirs)
+    x = torch.randn(4, 6)
+    theirs(x).pow(2).sum().backward()
+    ORTModule(ours)(x).pow(2).sum().backward()
+    for p, q in zip(theirs.parameters(), ours.parameters()):
+        np.testing.assert_allclose(q.grad.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(ORTModuleExportError, match="Checkpointed.*reentrant.*use_reentrant=False"):
+        ORTModule(Checkpointed(True))(x)

@@ -204,3 +204,13 @@ def test_a_non_differentiable_output_gives_no_gradient():
         np.testing.assert_allclose(q.grad.numpy(), p.grad.numpy(), rtol=1e-5, atol=1e-6)
     gc.collect()
     assert _custom_function.context_count() == 0
+
+
+def test_exporting_again_reuses_the_recorded_calls():
+    _, _, wrapped = twins()
+    wrapped(torch.randn(4, 6)).sum().backward()
+    recorded = len(_custom_function._calls)
+    wrapped(torch.randn(4, 6, dtype=torch.float64).float().unsqueeze(0))  # another rank: exported again
+    with torch.no_grad():
+        wrapped(torch.randn(4, 6))  # and for inference
+    assert wrapped.export_count == 3 and len(_custom_function._calls) == recorded

@@ -40,12 +40,21 @@ class _Call:
         self.function, self.cconv, self.constants = function, cconv, constants
         self.name = f"{function.__module__}.{function.__qualname__}"
 
+    def same(self, function, cconv, constants):
+        """Whether this is the call recorded for (function, cconv, constants): the same objects
+        (constants compared by identity, or by value where they are plain numbers and strings)."""
+        if self.function is not function or self.cconv != cconv or len(self.constants) != len(constants):
+            return False
+        plain = (int, float, bool, str, type(None))
+        return all(a is b or (type(a) in plain and type(a) is type(b) and a == b)
+                   for a, b in zip(self.constants, constants))
+
     def arguments(self, tensors):
         tensors, constants = iter(tensors), iter(self.constants)
         return [next(tensors) if kind == "d" else next(constants) for kind in self.cconv]
 
 
-_calls = []  # func_key -> _Call, append-only: exported graphs hold the keys
+_calls = []  # func_key -> _Call; exported graphs hold the keys, and re-exports reuse them
 _contexts = {}  # context id -> (the Function's input tensors, its outputs)
 _ids = itertools.count(1)
 _lock = threading.Lock()
@@ -85,9 +94,11 @@ def symbolic(g, *args, **_):
         types.append(_ONNX_TYPES[scalar])
         rank = t.dim()
         ranks.append(-1 if rank is None else rank)
-    with _lock:
-        key = len(_calls)
-        _calls.append(_Call(function, cconv, constants))
+    with _lock:  # a call site exported again (each re-export) reuses its key
+        key = next((k for k, c in enumerate(_calls) if c.same(function, cconv, constants)), None)
+        if key is None:
+            key = len(_calls)
+            _calls.append(_Call(function, cconv, constants))
     made = g.op(f"{DOMAIN}::PythonOp", *tensors, outputs=1 + len(outputs), func_key_i=key,
                 name_s=_calls[key].name, training_i=int(getattr(_local, "training", False)),
                 output_types_i=types, output_ranks_i=ranks)

@@ -269,7 +269,9 @@ class GraphTransitionManager:
         """Names of the custom torch.autograd.Functions with their own `symbolic` that a training
         forward goes through: the exporter writes their ONNX form and onyx would differentiate
         that, not run their backward (a straight-through estimator, say), so onyx refuses them
-        rather than train with another gradient. Functions without one run through the bridge."""
+        rather than train with another gradient. Functions without one run through the bridge.
+        torch.utils.checkpoint's reentrant form (a Function the tracer cannot follow) is refused
+        here too, with the way out."""
         found = set()
         try:
             with torch.enable_grad():
@@ -285,6 +287,11 @@ class GraphTransitionManager:
             seen.add(id(fn))
             if isinstance(fn, torch.autograd.function.BackwardCFunction):
                 function = getattr(fn, "_forward_cls", None)
+                if function is not None and function.__module__ == "torch.utils.checkpoint":
+                    raise ORTModuleExportError(
+                        f"ORTModule cannot export {type(self.module).__name__}: it calls torch.utils.checkpoint in its "
+                        f"reentrant form ({function.__name__}), which torch.onnx cannot trace; pass use_reentrant=False "
+                        f"(the gradients are the same)")
                 if function is None or hasattr(function, "symbolic"):
                     found.add(type(fn).__name__.removesuffix("Backward"))
             stack.extend(next_fn for next_fn, _ in fn.next_functions)
@@ -293,10 +300,9 @@ class GraphTransitionManager:
     def _check_training_forward(self, flat, tensors, saved):
         """Refuses, naming the module, what a training export would silently change: a batch
         norm's cumulative average, sparse embedding gradients, a custom Function with its own
-        symbolic, and a buffer the
-        forward updates in place other than the statistics of a training-mode batch norm (the
-        export drops the update). Runs the forward once in torch; `saved` holds the buffers'
-        values from before."""
+        symbolic, and a buffer the forward updates in place other than the statistics of a
+        training-mode batch norm (the export drops the update). Runs the forward once in torch;
+        `saved` holds the buffers' values from before."""
         name = type(self.module).__name__
         norms = [(n, m) for n, m in flat.named_modules()
                  if isinstance(m, torch.nn.modules.batchnorm._BatchNorm) and m.training and m.track_running_stats]
