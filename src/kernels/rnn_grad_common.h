@@ -18,6 +18,16 @@ C sigmoid(C x) {
   return x >= C(0) ? C(1) / (C(1) + std::exp(-x)) : std::exp(x) / (C(1) + std::exp(x));
 }
 
+// Calls run.template operator()<C>() for X's type, float32 or float64; NOT_IMPLEMENTED naming
+// `op` for any other.
+template <typename F>
+Status dispatch_float_or_double(const KernelContext& ctx, const char* op, F&& run) {
+  const DataType t = ctx.input(0).defined() ? ctx.input(0).dtype() : DataType::kUndefined;
+  if (t == DataType::kFloat) return run.template operator()<float>();
+  if (t == DataType::kDouble) return run.template operator()<double>();
+  return not_implemented(op, " for ", data_type_name(t), " (float32 and float64 only)");
+}
+
 // Input i of a gradient kernel (dY, dY_h, dY_c): null when omitted, else checked to hold n
 // elements of X's type.
 template <typename C>

@@ -34,10 +34,7 @@ class LstmGradKernel final : public Kernel {
   }
 
   Status compute(KernelContext& ctx) const override {
-    const DataType t = ctx.input(0).defined() ? ctx.input(0).dtype() : DataType::kUndefined;
-    if (t == DataType::kFloat) return run<float>(ctx);
-    if (t == DataType::kDouble) return run<double>(ctx);
-    return not_implemented("LSTMGrad for ", data_type_name(t), " (float32 and float64 only)");
+    return rnn::dispatch_float_or_double(ctx, "LSTMGrad", [&]<typename C>() { return run<C>(ctx); });
   }
 
  private:

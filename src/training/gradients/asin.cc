@@ -1,18 +1,15 @@
 // Asin: dX = dY / sqrt(1 - X^2).
-#include "training/gradient_rule.h"
+#include "training/gradients/unary_common.h"
 
 namespace onyx::training {
 namespace {
 
 Status asin_gradient(GradientContext& ctx) {
-  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
-  GradientEmitter& e = ctx.emit;
-  const std::string& x = ctx.input(0);
-  const std::string& dy = ctx.output_grads[0];
-  const DataType t = ctx.elem_type(x);
-  ONYX_ASSIGN_OR_RETURN(std::string one, e.scalar(t, 1.0));
-  ctx.input_grads[0] = e.op("Div", {dy, e.op("Sqrt", {e.op("Sub", {one, e.op("Mul", {x, x})})})});
-  return Status::Ok();
+  return unary_gradient(ctx, [](GradientEmitter& e, const std::string& x, const std::string& /*y*/, const std::string& dy,
+                                DataType t) -> Result<std::string> {
+    ONYX_ASSIGN_OR_RETURN(std::string one, one_of(e, t));
+    return e.op("Div", {dy, e.op("Sqrt", {e.op("Sub", {one, e.op("Mul", {x, x})})})});
+  });
 }
 
 }  // namespace

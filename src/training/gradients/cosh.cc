@@ -1,16 +1,14 @@
 // Cosh: dX = dY * sinh(X).
-#include "training/gradient_rule.h"
+#include "training/gradients/unary_common.h"
 
 namespace onyx::training {
 namespace {
 
 Status cosh_gradient(GradientContext& ctx) {
-  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
-  GradientEmitter& e = ctx.emit;
-  const std::string& x = ctx.input(0);
-  const std::string& dy = ctx.output_grads[0];
-  ctx.input_grads[0] = e.op("Mul", {dy, e.op("Sinh", {x})});
-  return Status::Ok();
+  return unary_gradient(ctx, [](GradientEmitter& e, const std::string& x, const std::string& /*y*/, const std::string& dy,
+                                DataType /*t*/) -> Result<std::string> {
+    return e.op("Mul", {dy, e.op("Sinh", {x})});
+  });
 }
 
 }  // namespace

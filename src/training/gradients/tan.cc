@@ -1,19 +1,15 @@
 // Tan (Y = tan X): dX = dY * (1 + Y^2).
-#include "training/gradient_rule.h"
+#include "training/gradients/unary_common.h"
 
 namespace onyx::training {
 namespace {
 
 Status tan_gradient(GradientContext& ctx) {
-  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
-  GradientEmitter& e = ctx.emit;
-  const std::string& x = ctx.input(0);
-  const std::string& y = ctx.output(0);
-  const std::string& dy = ctx.output_grads[0];
-  const DataType t = ctx.elem_type(x);
-  ONYX_ASSIGN_OR_RETURN(std::string one, e.scalar(t, 1.0));
-  ctx.input_grads[0] = e.op("Mul", {dy, e.op("Add", {one, e.op("Mul", {y, y})})});
-  return Status::Ok();
+  return unary_gradient(ctx, [](GradientEmitter& e, const std::string& /*x*/, const std::string& y, const std::string& dy,
+                                DataType t) -> Result<std::string> {
+    ONYX_ASSIGN_OR_RETURN(std::string one, one_of(e, t));
+    return e.op("Mul", {dy, e.op("Add", {one, e.op("Mul", {y, y})})});
+  });
 }
 
 }  // namespace
