@@ -154,7 +154,6 @@ class Graphs:
                          if self.gradients else None)
         self.forward_output_names = [o.name for o in self.forward.get_outputs()]
 
-
     def stale(self):
         """Why values these graphs hold as constants no longer match the module's, or None."""
         for entry in self.baked:
