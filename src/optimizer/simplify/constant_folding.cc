@@ -150,8 +150,8 @@ class ConstantFolding final : public Pass {
         int64_t size = 1;
         for (const Dim& d : t->shape.dims) {
           if (!d.value || *d.value < 0) return std::nullopt;
-          size *= std::max<int64_t>(*d.value, 1);
-          if (size > limit) return std::nullopt;
+          // A hostile model's static dims may be near 2^63: the product must not overflow.
+          if (__builtin_mul_overflow(size, std::max<int64_t>(*d.value, 1), &size) || size > limit) return std::nullopt;
         }
         if ((total += size) > limit) return std::nullopt;
       }
