@@ -10,7 +10,10 @@ Status infer(InferenceContext& ctx) {
   SymbolicShape out;
   if (const Tensor* shape = ctx.constant_input(1); shape && shape->dtype() == DataType::kInt64 && shape->rank() == 1) {
     out.has_rank = true;
-    for (int64_t i = 0; i < shape->numel(); ++i) out.dims.push_back(Dim{shape->data<int64_t>()[i], "", ""});
+    for (int64_t i = 0; i < shape->numel(); ++i) {
+      const int64_t d = shape->data<int64_t>()[i];
+      out.dims.push_back(d >= 0 && d <= (int64_t(1) << 62) ? Dim{d, "", ""} : Dim{});  // out of range: unknown
+    }
   } else if (SymbolicShape s = ctx.input_shape(1); s.has_rank && s.dims.size() == 1 && s.dims[0].value) {
     out = unknown_dims(*s.dims[0].value);
   }
