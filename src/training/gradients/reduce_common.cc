@@ -55,50 +55,47 @@ std::string reduce_over(GradientEmitter& e, const std::string& op, const std::st
                          : e.op(op, {x}, {{"axes", GradientEmitter::ints_attr("axes", axes)}, {"keepdims", keep}});
 }
 
-Status reduce_gradient(GradientContext& ctx, bool mean) {
+Status kept_reduction_gradient(GradientContext& ctx, const KeptDerivative& derivative) {
   if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
-  GradientEmitter& e = ctx.emit;
   ONYX_ASSIGN_OR_RETURN(const KeptReduction r, kept_reduction(ctx));
   if (r.nothing) {
     ctx.input_grads[0] = ctx.output_grads[0];
     return Status::Ok();
   }
-  std::string g = e.op("Expand", {r.dy, e.op("Shape", {ctx.input(0)})});
-  if (mean) {
-    const SymbolicShape& x = e.type_of(ctx.input(0)).shape;
-    double count = 1;
-    bool known = true;
-    for (int64_t i : r.axes) {
-      known = known && x.dims[size_t(i)].value.has_value();
-      if (known) count *= double(*x.dims[size_t(i)].value);
-    }
-    const DataType t = ctx.elem_type(ctx.input(0));
-    if (known) {
-      ONYX_ASSIGN_OR_RETURN(std::string scale, e.scalar(t, count > 0 ? 1.0 / count : 0.0));
-      g = e.op("Mul", {g, scale});
-    } else {  // the count at run time: |Y| / |X| elements
-      auto as_t = [&](const std::string& v) { return e.op("Cast", {v}, {{"to", GradientEmitter::int_attr("to", int64_t(t))}}); };
-      g = e.op("Mul", {g, e.op("Div", {as_t(e.op("Size", {ctx.output(0)})), as_t(e.op("Size", {ctx.input(0)}))})});
-    }
-  }
-  ctx.input_grads[0] = g;
+  ONYX_ASSIGN_OR_RETURN(ctx.input_grads[0], derivative(ctx.emit, r, ctx.input(0), ctx.elem_type(ctx.input(0))));
   return Status::Ok();
 }
 
+Status reduce_gradient(GradientContext& ctx, bool mean) {
+  const SymbolicShape& x_shape = ctx.emit.type_of(ctx.input(0)).shape;
+  const std::string& y = ctx.output(0);
+  return kept_reduction_gradient(ctx, [&](GradientEmitter& e, const KeptReduction& r, const std::string& x,
+                                          DataType t) -> Result<std::string> {
+    std::string g = e.op("Expand", {r.dy, e.op("Shape", {x})});
+    if (!mean) return g;
+    double count = 1;
+    bool known = true;
+    for (int64_t i : r.axes) {
+      known = known && x_shape.dims[size_t(i)].value.has_value();
+      if (known) count *= double(*x_shape.dims[size_t(i)].value);
+    }
+    if (known) {
+      ONYX_ASSIGN_OR_RETURN(std::string scale, e.scalar(t, count > 0 ? 1.0 / count : 0.0));
+      return e.op("Mul", {g, scale});
+    }
+    // The count at run time: |Y| / |X| elements.
+    auto as_t = [&](const std::string& v) { return e.op("Cast", {v}, {{"to", GradientEmitter::int_attr("to", int64_t(t))}}); };
+    return e.op("Mul", {g, e.op("Div", {as_t(e.op("Size", {y})), as_t(e.op("Size", {x}))})});
+  });
+}
+
 Status reduce_select_gradient(GradientContext& ctx) {
-  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
-  GradientEmitter& e = ctx.emit;
-  ONYX_ASSIGN_OR_RETURN(const KeptReduction r, kept_reduction(ctx));
-  if (r.nothing) {
-    ctx.input_grads[0] = ctx.output_grads[0];
-    return Status::Ok();
-  }
-  const DataType t = ctx.elem_type(ctx.input(0));
-  const std::string chosen =
-      e.op("Cast", {e.op("Equal", {ctx.input(0), r.y})}, {{"to", GradientEmitter::int_attr("to", int64_t(t))}});
-  const std::string ties = e.reduce_sum(chosen, r.axes, true);
-  ctx.input_grads[0] = e.op("Mul", {e.op("Div", {r.dy, ties}), chosen});
-  return Status::Ok();
+  return kept_reduction_gradient(ctx, [](GradientEmitter& e, const KeptReduction& r, const std::string& x,
+                                         DataType t) -> Result<std::string> {
+    const std::string chosen = e.op("Cast", {e.op("Equal", {x, r.y})}, {{"to", GradientEmitter::int_attr("to", int64_t(t))}});
+    const std::string ties = e.reduce_sum(chosen, r.axes, true);
+    return e.op("Mul", {e.op("Div", {r.dy, ties}), chosen});
+  });
 }
 
 }  // namespace onyx::training

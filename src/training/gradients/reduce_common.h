@@ -1,6 +1,8 @@
 // What the reductions' gradients share (ReduceSum, ReduceMean, ReduceMax, ReduceMin,
 // ReduceLogSumExp, one rule file each).
 #pragma once
+#include <functional>
+
 #include "training/gradient_rule.h"
 
 namespace onyx::training {
@@ -16,6 +18,13 @@ struct KeptReduction {
 };
 // The axes come from the attribute or a constant input; the input's rank must be static.
 Result<KeptReduction> kept_reduction(GradientContext& ctx);
+
+// The frame every reduction's rule shares: nothing unless X needs a gradient and one flows into
+// Y; dY itself when nothing is reduced (the reduction passes X through); otherwise dX is what
+// `derivative` emits from the kept reduction, X and X's element type.
+using KeptDerivative =
+    std::function<Result<std::string>(GradientEmitter& e, const KeptReduction& r, const std::string& x, DataType t)>;
+Status kept_reduction_gradient(GradientContext& ctx, const KeptDerivative& derivative);
 
 // `op` (ReduceMean, ReduceProd ...) of `x` over `axes` in the form the model's opset takes
 // (axes as an input from opset 18, an attribute before), keepdims as given.

@@ -6,17 +6,11 @@ namespace onyx::training {
 namespace {
 
 Status reduce_l2_gradient(GradientContext& ctx) {
-  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
-  GradientEmitter& e = ctx.emit;
-  ONYX_ASSIGN_OR_RETURN(const KeptReduction r, kept_reduction(ctx));
-  ONYX_ASSIGN_OR_RETURN(std::string zero, e.scalar(ctx.elem_type(ctx.input(0)), 0.0));
-  if (r.nothing) {  // no axes with noop_with_empty_axes: onyx's reduction passes X through
-    ctx.input_grads[0] = ctx.output_grads[0];
-    return Status::Ok();
-  }
-  const std::string ratio = e.op("Where", {e.op("Equal", {r.y, zero}), zero, e.op("Div", {ctx.input(0), r.y})});
-  ctx.input_grads[0] = e.op("Mul", {r.dy, ratio});
-  return Status::Ok();
+  return kept_reduction_gradient(ctx, [](GradientEmitter& e, const KeptReduction& r, const std::string& x,
+                                         DataType t) -> Result<std::string> {
+    ONYX_ASSIGN_OR_RETURN(std::string zero, e.scalar(t, 0.0));
+    return e.op("Mul", {r.dy, e.op("Where", {e.op("Equal", {r.y, zero}), zero, e.op("Div", {x, r.y})})});
+  });
 }
 
 }  // namespace

@@ -7,28 +7,20 @@ namespace onyx::training {
 namespace {
 
 Status reduce_prod_gradient(GradientContext& ctx) {
-  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
-  GradientEmitter& e = ctx.emit;
-  ONYX_ASSIGN_OR_RETURN(const KeptReduction r, kept_reduction(ctx));
-  if (r.nothing) {
-    ctx.input_grads[0] = ctx.output_grads[0];
-    return Status::Ok();
-  }
-  const DataType t = ctx.elem_type(ctx.input(0));
-  ONYX_ASSIGN_OR_RETURN(std::string zero, e.scalar(t, 0.0));
-  ONYX_ASSIGN_OR_RETURN(std::string one, e.scalar(t, 1.0));
-  const std::string& x = ctx.input(0);
-  const std::string is_zero = e.op("Equal", {x, zero});
-  const std::string zeros = e.reduce_sum(e.op("Cast", {is_zero}, {{"to", GradientEmitter::int_attr("to", int64_t(t))}}),
-                                         r.axes, true);
-  const std::string without = e.op("Where", {is_zero, one, x});
-  const std::string others = reduce_over(e, "ReduceProd", without, r.axes, true);  // the group's non-zero elements
-  const std::string no_zero = e.op("Div", {r.y, e.op("Where", {is_zero, one, x})});
-  const std::string one_zero = e.op("Where", {is_zero, others, zero});
-  const std::string partial = e.op("Where", {e.op("Equal", {zeros, zero}), no_zero,
-                                            e.op("Where", {e.op("Equal", {zeros, one}), one_zero, zero})});
-  ctx.input_grads[0] = e.op("Mul", {r.dy, partial});
-  return Status::Ok();
+  return kept_reduction_gradient(ctx, [](GradientEmitter& e, const KeptReduction& r, const std::string& x,
+                                         DataType t) -> Result<std::string> {
+    ONYX_ASSIGN_OR_RETURN(std::string zero, e.scalar(t, 0.0));
+    ONYX_ASSIGN_OR_RETURN(std::string one, e.scalar(t, 1.0));
+    const std::string is_zero = e.op("Equal", {x, zero});
+    const std::string zeros = e.reduce_sum(e.op("Cast", {is_zero}, {{"to", GradientEmitter::int_attr("to", int64_t(t))}}),
+                                           r.axes, true);
+    const std::string without = e.op("Where", {is_zero, one, x});  // the zeros read as ones
+    const std::string others = reduce_over(e, "ReduceProd", without, r.axes, true);  // the group's non-zero elements
+    const std::string no_zero = e.op("Div", {r.y, without});
+    const std::string one_zero = e.op("Where", {is_zero, others, zero});
+    return e.op("Mul", {r.dy, e.op("Where", {e.op("Equal", {zeros, zero}), no_zero,
+                                             e.op("Where", {e.op("Equal", {zeros, one}), one_zero, zero})})});
+  });
 }
 
 }  // namespace

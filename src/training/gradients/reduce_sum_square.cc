@@ -5,16 +5,11 @@ namespace onyx::training {
 namespace {
 
 Status reduce_sum_square_gradient(GradientContext& ctx) {
-  if (!ctx.needs_grad[0] || ctx.output_grads[0].empty()) return Status::Ok();
-  GradientEmitter& e = ctx.emit;
-  ONYX_ASSIGN_OR_RETURN(const KeptReduction r, kept_reduction(ctx));
-  ONYX_ASSIGN_OR_RETURN(std::string two, e.scalar(ctx.elem_type(ctx.input(0)), 2.0));
-  if (r.nothing) {  // no axes with noop_with_empty_axes: onyx's reduction passes X through
-    ctx.input_grads[0] = ctx.output_grads[0];
-    return Status::Ok();
-  }
-  ctx.input_grads[0] = e.op("Mul", {r.dy, e.op("Mul", {ctx.input(0), two})});
-  return Status::Ok();
+  return kept_reduction_gradient(ctx, [](GradientEmitter& e, const KeptReduction& r, const std::string& x,
+                                         DataType t) -> Result<std::string> {
+    ONYX_ASSIGN_OR_RETURN(std::string two, e.scalar(t, 2.0));
+    return e.op("Mul", {r.dy, e.op("Mul", {x, two})});
+  });
 }
 
 }  // namespace
