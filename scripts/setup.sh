@@ -1,26 +1,34 @@
 #!/usr/bin/env bash
-# Installs the Debian packages onyx needs to build and test, when they are missing.
-# Idempotent and non-interactive; needs root (or sudo) only when something is missing.
+# Installs what onyx needs to build (no argument), to test (--tests) or to run the sanitizer
+# stage (--sanitizers), when it is missing: Debian's packages and, for --tests, the npm and
+# PyPI test dependencies (scripts/test_venv.sh). Idempotent and non-interactive; needs root
+# (or sudo) only when a Debian package is missing.
 set -euo pipefail
 
+# What building onyx needs (scripts/demo.sh installs only these).
 # ocl-icd-opencl-dev: Debian's oneDNN CMake config looks for OpenCL (a Recommends of
 # libdnnl-dev, which --no-install-recommends skips).
 packages=(
   build-essential cmake ninja-build
   libprotobuf-dev protobuf-compiler libonnx-dev libdnnl-dev ocl-icd-opencl-dev
-  libgtest-dev libgmock-dev libbenchmark-dev
-  libonnx-testdata
-  python3-numpy python3-onnx python3-pytest pybind11-dev python3-dev python3-venv
-  # The training tests compare with PyTorch; without OpenBLAS Debian's torch falls back to the
-  # reference BLAS (about 14x slower).
-  python3-torch python3-torchvision libopenblas0
-  # Property-based fuzzing of the checkpoint and adapter readers (tests/python/test_reader_fuzz.py).
-  python3-hypothesis
 )
-
-# --sanitizers: also clang and its runtimes (libFuzzer, ASan, UBSan, TSan), for scripts/sanitize.sh.
+# --tests: also what the tests need (scripts/test.sh); --sanitizers: that and clang with its
+# runtimes (libFuzzer, ASan, UBSan, TSan), for scripts/sanitize.sh.
+if [ "${1:-}" = "--tests" ] || [ "${1:-}" = "--sanitizers" ]; then
+  packages+=(
+    libgtest-dev libgmock-dev libbenchmark-dev
+    libonnx-testdata
+    python3-numpy python3-onnx python3-pytest pybind11-dev python3-dev python3-venv
+    # The training tests compare with PyTorch; without OpenBLAS Debian's torch falls back to the
+    # reference BLAS (about 14x slower).
+    python3-torch python3-torchvision libopenblas0
+    # Property-based fuzzing of the checkpoint and adapter readers (tests/python/test_reader_fuzz.py).
+    python3-hypothesis
+  )
+fi
 if [ "${1:-}" = "--sanitizers" ]; then
-  packages+=(clang libclang-rt-14-dev llvm-14)
+  # libomp-14-dev: omp.h where clang looks (the build links GCC's libgomp all the same).
+  packages+=(clang libclang-rt-14-dev llvm-14 libomp-14-dev)
 fi
 
 missing=()
@@ -37,6 +45,8 @@ if [ ${#missing[@]} -gt 0 ]; then
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
+[ "${1:-}" = "--tests" ] || exit 0
+
 # onnxruntime-node 1.30 for the node_binding test (tests/node: the binding, unmodified, on onyx's
 # libonnxruntime.so.1), from the npm registry at the version package-lock.json pins; its install
 # script (GPU downloads) is not run. Without node the test is not defined.
@@ -46,3 +56,8 @@ if command -v npm >/dev/null 2>&1 && [ ! -d "$node_dir/node_modules/onnxruntime-
   (cd "$node_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) ||
     echo "setup: npm ci failed in tests/node; the node_binding test will say so"
 fi
+
+# PyPI's test dependencies (onnxruntime 1.30.0 in process, current onnx, the converters) in a
+# cached virtual environment outside the repository.
+scripts_dir="$(cd "$(dirname "$0")" && pwd)"
+"$scripts_dir/test_venv.sh" >/dev/null

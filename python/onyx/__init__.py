@@ -65,3 +65,4 @@ from onyx.capi.devices import (  # noqa: E402,F401
 )
 from onyx.capi.lora import AdapterFormat, LoraAdapter  # noqa: E402,F401
 from onyx import capi  # noqa: E402,F401
+from onyx._native import ort_library_path  # noqa: E402,F401  (onyx's own: where libonnxruntime.so.1 is)
