@@ -160,7 +160,7 @@ py::dict PySession::modelmeta() const {
   d["graph_name"] = m.graph.name;
   d["domain"] = m.domain;
   d["description"] = m.doc;
-  d["graph_description"] = "";
+  d["graph_description"] = m.graph.doc;
   d["version"] = m.model_version;
   d["custom_metadata_map"] = m.metadata;
   return d;

@@ -102,7 +102,7 @@ OrtStatus* ORT_API_CALL SessionGetModelMetadata(const OrtSession* session, OrtMo
     ONYX_CAPI_REQUIRE(session, "SessionGetModelMetadata");
     ONYX_CAPI_REQUIRE(out, "SessionGetModelMetadata");
     const ir::Model& m = session->session->model();
-    *out = new OrtModelMetadata{m.producer_name, m.graph.name, m.domain, m.doc, "", m.model_version, m.metadata};
+    *out = new OrtModelMetadata{m.producer_name, m.graph.name, m.domain, m.doc, m.graph.doc, m.model_version, m.metadata};
     return nullptr;
   });
 }

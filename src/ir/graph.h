@@ -74,6 +74,7 @@ struct ExternalDataRef {
 
 struct Graph {
   std::string name;
+  std::string doc;  // GraphProto.doc_string (ORT's graph_description)
   std::vector<Node> nodes;
   std::vector<ValueInfo> inputs;
   std::vector<ValueInfo> outputs;

@@ -135,6 +135,7 @@ class GraphConverter {
     if (depth > kMaxGraphDepth) return invalid_model("subgraphs nested deeper than ", kMaxGraphDepth, " levels");
     auto g = std::make_shared<ir::Graph>();
     g->name = gp.name();
+    g->doc = gp.doc_string();
     size_t next_lifted = 0;
     for (int i = 0; i < gp.initializer_size(); ++i) {
       onnx::TensorProto& tp = *gp.mutable_initializer(i);

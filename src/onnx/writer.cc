@@ -155,6 +155,7 @@ Status attribute_to_proto(const ir::Attribute& a, onnx::AttributeProto* p, Exter
 
 Status graph_to_proto(const ir::Graph& g, onnx::GraphProto* p, ExternalWriter* external) {
   p->set_name(g.name);
+  if (!g.doc.empty()) p->set_doc_string(g.doc);
   for (const auto& vi : g.inputs) value_info_to_proto(vi, p->add_input());
   for (const auto& vi : g.outputs) value_info_to_proto(vi, p->add_output());
   for (const auto& vi : g.value_infos) value_info_to_proto(vi, p->add_value_info());
