@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""Side-by-side comparison of onyx with ONNX Runtime 1.30 (onnxruntime-node, CPU) on the
+"""Side-by-side comparison of onyx with ONNX Runtime 1.30 (onnxruntime-node, or with
+--ort-runner python the onnxruntime wheel in the test venv; CPU) on the
 benchmark models of bench/make_models.py.
 
     /usr/bin/python3 bench/compare.py [--models resnet50,bert_base] [--threads 1,2]
@@ -120,7 +121,10 @@ class Tools:
             self.onyx_note = f"{a.onyx} has no `bench` subcommand"
 
     def ort_cmd(self, model, threads, runs, warmup, inputs, json_path, outputs=None):
-        cmd = [self.node, self.run_ort, model, "--threads", str(threads), "--runs", str(runs),
+        runner = [self.node, self.run_ort]
+        if self.a.ort_runner == "python":
+            runner = [self.a.ort_python, os.path.join(HERE, "run_ort.py")]
+        cmd = runner + [model, "--threads", str(threads), "--runs", str(runs),
                "--warmup", str(warmup), "--inputs-dir", inputs, "--json", json_path]
         return cmd + (["--outputs-dir", outputs] if outputs else [])
 
@@ -189,7 +193,7 @@ def median_fig(results, key):
     return statistics.median(vals) if vals else None
 
 
-def machine():
+def machine(a=None):
     cpu = ""
     try:
         with open("/proc/cpuinfo") as f:
@@ -203,6 +207,10 @@ def machine():
         ort = read_json(os.path.join(HERE, "ort-node", "node_modules", "onnxruntime-node", "package.json"))["version"]
     except OSError:
         ort = "?"
+    if a is not None and a.ort_runner == "python":
+        version = subprocess.run([a.ort_python, "-c", "import onnxruntime; print(onnxruntime.__version__)"],
+                                 capture_output=True, text=True).stdout.strip() or "?"
+        return f"{cpu or platform.processor()}, {os.cpu_count()} logical CPUs; onnxruntime {version} (Python wheel)"
     return f"{cpu or platform.processor()}, {os.cpu_count()} logical CPUs; onnxruntime-node {ort}"
 
 
@@ -220,11 +228,20 @@ def main():
     ap.add_argument("--onyx-arg", action="append", default=[],
                     help="an extra argument for onyx bench and onyx run (repeatable), e.g. --onyx-arg=--bf16-gemm")
     ap.add_argument("--ort-only", action="store_true", help="measure ONNX Runtime alone")
+    ap.add_argument("--ort-runner", choices=["node", "python"], default="node",
+                    help="ORT through onnxruntime-node (bench/run_ort.js) or the Python wheel (bench/run_ort.py)")
+    ap.add_argument("--ort-python", default=None,
+                    help="the Python with the onnxruntime wheel for --ort-runner python (default: the test venv's, "
+                         "scripts/test_venv.sh)")
     ap.add_argument("--no-diff", action="store_true", help="skip the output comparison")
     ap.add_argument("--timeout", type=int, default=1800, help="seconds allowed to one process (default 1800)")
     ap.add_argument("--work-dir", default=os.path.join(HERE, "work"), help="inputs, outputs, JSON (default bench/work)")
     ap.add_argument("--table-out", help="append the table, the date and the command line to this file")
     a = ap.parse_args()
+    if a.ort_runner == "python" and not a.ort_python:
+        venv = subprocess.run([os.path.join(ROOT, "scripts", "test_venv.sh")], capture_output=True, text=True,
+                              check=True).stdout.strip()
+        a.ort_python = os.path.join(venv, "bin", "python")
 
     models = [m.strip() for m in a.models.split(",") if m.strip()]
     for m in models:
@@ -347,7 +364,7 @@ def main():
     print(body)
     if a.table_out:
         stamp = datetime.datetime.now().astimezone().isoformat(timespec="seconds")
-        head = [f"## {stamp}", "", f"`{command}`", "", f"Machine: {machine()}."]
+        head = [f"## {stamp}", "", f"`{command}`", "", f"Machine: {machine(a)}."]
         if tools.onyx:
             head.append(f"onyx: {a.onyx} built {tools.onyx_stamp}.")
         with open(a.table_out, "a") as f:

@@ -57,6 +57,31 @@ if command -v npm >/dev/null 2>&1 && [ ! -d "$node_dir/node_modules/onnxruntime-
     echo "setup: npm ci failed in tests/node; the node_binding test will say so"
 fi
 
+# github.com/yalue/onnxruntime_go for the go_binding test (tests/go: go.mod and go.sum pin it),
+# into the Go module cache from the Go module proxy. Without go the test is not defined.
+go_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/go"
+if command -v go >/dev/null 2>&1; then
+  (cd "$go_dir" && go mod download) || echo "setup: go mod download failed in tests/go; the go_binding test will say so"
+fi
+
+# The Rust `ort` crate and its few dependencies for the rust_binding test (tests/rust: Cargo.toml
+# and Cargo.lock pin them), into cargo's cache from crates.io. Without cargo the test is not defined.
+rust_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/rust"
+cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
+if [ -x "$cargo" ]; then
+  "$cargo" fetch --locked --manifest-path "$rust_dir/Cargo.toml" ||
+    echo "setup: cargo fetch failed in tests/rust; the rust_binding test will say so"
+fi
+
+# ORT's Java binding, JUnit and Maven's plugins for the java_binding test (tests/java/pom.xml pins
+# them), into ~/.m2 from Maven Central, so the test runs offline. Without mvn the test is not defined.
+java_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/java"
+if command -v mvn >/dev/null 2>&1; then
+  mvn -B -ntp -q -f "$java_dir/pom.xml" -Donyx.java.build="${TMPDIR:-/tmp}/onyx-java-prefetch" \
+    test -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false >/dev/null ||
+    echo "setup: mvn could not fetch tests/java's dependencies; the java_binding test will say so"
+fi
+
 # PyPI's test dependencies (onnxruntime 1.30.0 in process, current onnx, the converters) in a
 # cached virtual environment outside the repository.
 scripts_dir="$(cd "$(dirname "$0")" && pwd)"

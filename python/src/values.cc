@@ -272,8 +272,10 @@ std::string type_string(const ir::TypeInfo& type) {
   return "unknown";
 }
 
-py::list shape_list(const ir::TypeInfo& type) {
+py::list shape_list(const ir::TypeInfo& declared) {
   py::list out;
+  // An optional tensor has its tensor's shape, as ORT's NodeArg reports it; a sequence has none.
+  const ir::TypeInfo& type = declared.kind == K::kOptional && declared.inner ? *declared.inner : declared;
   if (type.kind != K::kTensor || !type.shape.has_rank) return out;
   for (const Dim& d : type.shape.dims) {
     if (d.value) out.append(py::int_(*d.value));

@@ -32,6 +32,12 @@ OrtStatus* to_ort_status(const Status& status) {
   return make_status(ort_code_of(status.code()), status.message());
 }
 
+OrtStatus* to_ort_status(const Status& status, OrtErrorCode not_found_code) {
+  if (status.ok()) return nullptr;
+  const OrtErrorCode code = status.code() == StatusCode::kNotFound ? not_found_code : ort_code_of(status.code());
+  return make_status(code, status.message());
+}
+
 OrtStatus* ORT_API_CALL CreateStatus(OrtErrorCode code, const char* msg) {
   return make_status(code, msg ? msg : "");
 }
@@ -63,4 +69,27 @@ const OrtApiBase kApiBase = {&get_api, &version_string};
 
 }  // namespace
 
+#ifdef ONYX_CAPI_SYMBOL_VERSIONS
+// libonnxruntime.so.1 (its version script, libonnxruntime.map, defines the nodes): the entry
+// point under VERS_1.30.0, the default a new link records (onnxruntime-node 1.30 imports it),
+// and under VERS_1.29.0 as well, which bindings built against ORT 1.29 import (the Java
+// binding on Maven Central: its JNI library also imports the CPU append below). Calls inside
+// the library to OrtGetApiBase reach the default version.
+extern "C" ORT_EXPORT __attribute__((symver("OrtGetApiBase@@VERS_1.30.0"), symver("OrtGetApiBase@VERS_1.29.0")))
+const OrtApiBase* ORT_API_CALL onyx_versioned_get_api_base(void) {
+  return &kApiBase;
+}
+
+// ORT's exported OrtSessionOptionsAppendExecutionProvider_CPU: the CPU provider is always
+// onyx's, so appending it only sets whether the CPU allocations go through an arena.
+extern "C" ORT_EXPORT __attribute__((symver("OrtSessionOptionsAppendExecutionProvider_CPU@@VERS_1.30.0"),
+                                     symver("OrtSessionOptionsAppendExecutionProvider_CPU@VERS_1.29.0")))
+OrtStatus* ORT_API_CALL onyx_versioned_append_cpu(OrtSessionOptions* options, int use_arena) {
+  if (!options)
+    return onyx::capi::make_status(ORT_INVALID_ARGUMENT, "OrtSessionOptionsAppendExecutionProvider_CPU: null options");
+  options->core.enable_cpu_mem_arena = use_arena != 0;
+  return nullptr;
+}
+#else
 extern "C" ORT_EXPORT const OrtApiBase* ORT_API_CALL OrtGetApiBase(void) { return &kApiBase; }
+#endif

@@ -236,6 +236,11 @@ namespace onyx::capi {
 // nullptr (success) for an OK status; otherwise a new OrtStatus with ORT's code for it.
 OrtStatus* to_ort_status(const Status& status);
 OrtErrorCode ort_code_of(StatusCode code);
+// The same, but with `not_found_code` for kNotFound. A run or a binding reports a feed or fetch
+// under a name the model lacks as kNotFound, which is not ORT's NO_SUCHFILE (a missing file):
+// ORT 1.30 gives INVALID_ARGUMENT for it in Run/RunAsync/RunWithBinding ("Invalid input name: x",
+// "Invalid output name: x") and FAIL in BindInput ("Failed to find input name in the mapping").
+OrtStatus* to_ort_status(const Status& status, OrtErrorCode not_found_code);
 OrtStatus* make_status(OrtErrorCode code, const std::string& message);
 OrtStatus* not_implemented(const char* call);
 

@@ -27,7 +27,7 @@ OrtStatus* ORT_API_CALL BindInput(OrtIoBinding* binding, const char* name, const
     if (is_sparse(value))  // onyx's IR has no sparse-typed model inputs
       return make_status(ORT_INVALID_ARGUMENT, std::string("BindInput: input '") + name +
                                                    "' is a sparse tensor; onyx sessions take dense tensors");
-    return to_ort_status(binding->binding.bind_input(name, value->value));
+    return to_ort_status(binding->binding.bind_input(name, value->value), ORT_FAIL);
   });
 }
 
@@ -43,7 +43,7 @@ OrtStatus* ORT_API_CALL BindOutputToDevice(OrtIoBinding* binding, const char* na
       return make_status(ORT_NOT_IMPLEMENTED, "BindOutputToDevice: memory '" + mem_info->name +
                                                   "' (onyx binds outputs to Cpu and Cuda)");
     }
-    return to_ort_status(binding->binding.bind_output(name, device));
+    return to_ort_status(binding->binding.bind_output(name, device), ORT_INVALID_ARGUMENT);
   });
 }
 
@@ -53,7 +53,8 @@ OrtStatus* ORT_API_CALL RunWithBinding(OrtSession* session, const OrtRunOptions*
     ONYX_CAPI_REQUIRE(binding, "RunWithBinding");
     // ORT's own binding changes in a run too (its outputs): the handle is const only in name.
     return to_ort_status(
-        session->session->run(const_cast<OrtIoBinding*>(binding)->binding, run_options_or_defaults(run_options)));
+        session->session->run(const_cast<OrtIoBinding*>(binding)->binding, run_options_or_defaults(run_options)),
+        ORT_INVALID_ARGUMENT);
   });
 }
 
@@ -85,7 +86,7 @@ OrtStatus* ORT_API_CALL BindOutput(OrtIoBinding* binding, const char* name, cons
     ONYX_CAPI_REQUIRE(value, "BindOutput");
     if (!value->value.is_tensor())
       return make_status(ORT_INVALID_ARGUMENT, std::string("BindOutput: output '") + name + "' is bound to a non-tensor");
-    return to_ort_status(binding->binding.bind_output(name, value->value.tensor()));
+    return to_ort_status(binding->binding.bind_output(name, value->value.tensor()), ORT_INVALID_ARGUMENT);
   });
 }
 

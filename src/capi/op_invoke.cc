@@ -4,17 +4,19 @@
 // Contracts:
 // - CreateOpAttr(name, data, len, type): INT reads one int64_t and FLOAT one float from `data`
 //   (len is not read for them, as in ONNX Runtime); INTS reads `len` int64_t, FLOATS `len`
-//   floats; STRING reads a NUL-terminated string (len not read, as in ONNX Runtime); STRINGS
-//   reads `len` pointers to NUL-terminated strings. A null name or out, a null data where
-//   something is to be read, a negative len or a null string: INVALID_ARGUMENT. GRAPH and
-//   TENSOR attributes: NOT_IMPLEMENTED (ORT makes neither here); any other type value:
-//   INVALID_ARGUMENT. The type is read as an int (a C caller may pass any value).
+//   floats; STRING reads exactly `len` bytes (no NUL needed; data may be null when len is 0),
+//   as ONNX Runtime 1.30 does; STRINGS reads `len` pointers to NUL-terminated strings. A null
+//   name or out, a null data where something is to be read, a negative len or a null string:
+//   INVALID_ARGUMENT. GRAPH and TENSOR attributes: NOT_IMPLEMENTED (ORT makes neither here);
+//   any other type value: INVALID_ARGUMENT. The type is read as an int (a C caller may pass
+//   any value).
 // - ReadOpAttr(attr, type, data, len, out): *out is always set to the bytes the value takes:
-//   FLOAT 4, INT 8 (an int64_t), FLOATS 4 and INTS 8 per element, STRING its bytes and a NUL,
-//   STRINGS each string followed by a NUL, back to back (ONNX Runtime's layouts). `len` below
-//   that (a size query with null data and len 0 included) is INVALID_ARGUMENT with *out set,
-//   as ORT answers it; an empty list needs 0 bytes and succeeds. Asking for another type than
-//   the attribute's is INVALID_ARGUMENT (ORT would read an unset field).
+//   FLOAT 4, INT 8 (an int64_t), FLOATS 4 and INTS 8 per element, STRING its bytes and no NUL
+//   (ONNX Runtime 1.30 neither counts nor writes one), STRINGS each string followed by a NUL,
+//   back to back (ONNX Runtime's layouts). `len` below that (a size query with null data and
+//   len 0 included) is INVALID_ARGUMENT with *out set, as ORT answers it; an empty list or
+//   string needs 0 bytes and succeeds. Asking for another type than the attribute's is
+//   INVALID_ARGUMENT (ORT would read an unset field).
 // - CreateOp(info, op, domain, version, type constraints, attributes, input_count,
 //   output_count): an operator of onyx's CPU kernels. `version` is used as the opset of
 //   `domain` ("" or "ai.onnx" for ONNX's ops); INVALID_ARGUMENT when onyx has no CPU kernel
@@ -97,7 +99,7 @@ OrtStatus* ORT_API_CALL CreateOpAttr(const char* name, const void* data, int len
     ir::Attribute& a = made->attr;
     a.name = name;
     using T = ir::Attribute::Type;
-    const bool reads_data = kind == ORT_OP_ATTR_INT || kind == ORT_OP_ATTR_FLOAT || kind == ORT_OP_ATTR_STRING || len > 0;
+    const bool reads_data = kind == ORT_OP_ATTR_INT || kind == ORT_OP_ATTR_FLOAT || len > 0;
     if (reads_data && (kind >= ORT_OP_ATTR_INT && kind <= ORT_OP_ATTR_STRINGS)) ONYX_CAPI_REQUIRE(data, "CreateOpAttr");
     switch (kind) {
       case ORT_OP_ATTR_INT:
@@ -120,7 +122,7 @@ OrtStatus* ORT_API_CALL CreateOpAttr(const char* name, const void* data, int len
         break;
       case ORT_OP_ATTR_STRING:
         a.type = T::kString;
-        a.s = static_cast<const char*>(data);
+        if (len) a.s.assign(static_cast<const char*>(data), size_t(len));
         break;
       case ORT_OP_ATTR_STRINGS: {
         a.type = T::kStrings;
@@ -185,7 +187,7 @@ OrtStatus* ORT_API_CALL ReadOpAttr(const OrtOpAttr* op_attr, OrtOpAttrType type,
         if (!a.floats.empty())
           bytes.assign(reinterpret_cast<const char*>(a.floats.data()), a.floats.size() * sizeof(float));
         break;
-      case T::kString: bytes = a.s + '\0'; break;
+      case T::kString: bytes = a.s; break;
       default:
         for (const std::string& s : a.strings) bytes += s + '\0';
         break;

@@ -317,7 +317,7 @@ OrtStatus* ORT_API_CALL Run(OrtSession* session, const OrtRunOptions* run_option
       wanted.emplace_back(output_names[i]);
     }
     auto results = session->session->run(feeds, wanted, run_options_or_defaults(run_options));
-    if (!results.ok()) return to_ort_status(results.status());
+    if (!results.ok()) return to_ort_status(results.status(), ORT_INVALID_ARGUMENT);
     // A non-null outputs[i] is the caller's tensor, written in place (ORT's contract: its
     // memory, obtained before the run, holds the result after it); its dtype and shape must be
     // the result's. A null one receives a new OrtValue.

@@ -13,6 +13,7 @@
 #include "capi/capi_internal.h"
 #include "capi/generated/api_declarations.h"
 #include "core/logging.h"
+#include "providers/execution_provider.h"
 
 namespace onyx::capi {
 
@@ -95,6 +96,9 @@ OrtStatus* ORT_API_CALL DisablePerSessionThreads(OrtSessionOptions* options) {
 OrtStatus* ORT_API_CALL CreateCUDAProviderOptions(OrtCUDAProviderOptionsV2** out) {
   return guarded("CreateCUDAProviderOptions", [&]() -> OrtStatus* {
     ONYX_CAPI_REQUIRE(out, "CreateCUDAProviderOptions");
+    // As ORT's builds without CUDA refuse it: bindings (onnxruntime_go) read this as "no CUDA".
+    if (ProviderRegistry::global().canonical("CUDA").empty())
+      return make_status(ORT_FAIL, "CreateCUDAProviderOptions: the CUDA execution provider is not enabled in this build");
     *out = new OrtCUDAProviderOptionsV2();
     return nullptr;
   });
@@ -111,6 +115,14 @@ OrtStatus* ORT_API_CALL UpdateCUDAProviderOptions(OrtCUDAProviderOptionsV2* cuda
       if (!keys[i] || !values[i] || !*keys[i])
         return make_status(ORT_INVALID_ARGUMENT, "UpdateCUDAProviderOptions: option " + std::to_string(i) +
                                                      " has a null or empty key or a null value");
+      // A device is named only where one can be used, as ORT checks device_id against the
+      // devices present (a CUDA build on a machine without a usable GPU refuses it).
+      if (std::strcmp(keys[i], "device_id") == 0) {
+        Status usable = ProviderRegistry::global().available("CUDA");
+        if (!usable.ok())
+          return make_status(ORT_INVALID_ARGUMENT, std::string("UpdateCUDAProviderOptions: device_id ") + values[i] +
+                                                       ": no usable CUDA device (" + usable.message() + ")");
+      }
       updated[keys[i]] = values[i];
     }
     cuda_options->options = std::move(updated);

@@ -298,16 +298,35 @@ static void cuda_options(void) {
   OrtSessionOptions* options = NULL;
   OrtAllocator* allocator = NULL;
   char* text = NULL;
-  if (!ok(api->CreateCUDAProviderOptions(&cuda), "CreateCUDAProviderOptions")) return;
+  OrtStatus* created = api->CreateCUDAProviderOptions(&cuda);
+  if (created) { /* a build without CUDA refuses it, as ORT's does; the V1 appends still answer */
+    CHECK(api->GetErrorCode(created) == ORT_FAIL && strstr(api->GetErrorMessage(created), "CUDA"));
+    api->ReleaseStatus(created);
+    OrtCUDAProviderOptions v1;
+    memset(&v1, 0, sizeof v1);
+    ok(api->CreateSessionOptions(&options), "CreateSessionOptions");
+    CHECK(appended_or_no_cuda(api->SessionOptionsAppendExecutionProvider_CUDA(options, &v1)));
+    api->ReleaseSessionOptions(options);
+    return;
+  }
   ok(api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions");
-  const char* keys[2] = {"gpu_mem_limit", "device_id"};
-  const char* values[2] = {"1048576", "0"};
+  const char* keys[2] = {"gpu_mem_limit", "arena_extend_strategy"};
+  const char* values[2] = {"1048576", "kSameAsRequested"};
   ok(api->UpdateCUDAProviderOptions(cuda, keys, values, 2), "UpdateCUDAProviderOptions");
   const char* bad_keys[2] = {"enable_cuda_graph", NULL};
   CHECK(code_of(api->UpdateCUDAProviderOptions(cuda, bad_keys, values, 2)) == ORT_INVALID_ARGUMENT);
   if (ok(api->GetCUDAProviderOptionsAsString(cuda, allocator, &text), "GetCUDAProviderOptionsAsString")) {
-    CHECK(strcmp(text, "device_id=0;gpu_mem_limit=1048576") == 0); /* the failed update changed nothing */
+    /* the failed update changed nothing */
+    CHECK(strcmp(text, "arena_extend_strategy=kSameAsRequested;gpu_mem_limit=1048576") == 0);
     api->AllocatorFree(allocator, text);
+  }
+  /* device_id is taken where a GPU can be used, refused (naming it) where none can. */
+  const char* device_key[1] = {"device_id"};
+  const char* device_zero[1] = {"0"};
+  OrtStatus* device = api->UpdateCUDAProviderOptions(cuda, device_key, device_zero, 1);
+  if (device) {
+    CHECK(api->GetErrorCode(device) == ORT_INVALID_ARGUMENT && strstr(api->GetErrorMessage(device), "device_id"));
+    api->ReleaseStatus(device);
   }
   ok(api->CreateSessionOptions(&options), "CreateSessionOptions");
   /* Appended where onyx was built with CUDA; a build without it says so (NOT_IMPLEMENTED). */
