@@ -86,3 +86,4 @@ fi
 # cached virtual environment outside the repository.
 scripts_dir="$(cd "$(dirname "$0")" && pwd)"
 "$scripts_dir/test_venv.sh" >/dev/null
+"$scripts_dir/test_venv.sh" --torch >/dev/null  # and torch 2.x beside it (~3 GB, once)
