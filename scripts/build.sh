@@ -24,7 +24,8 @@ if [ "$cuda" = ON ]; then
     cuda_args=(-DONYX_CUDA=ON -DCUDAToolkit_ROOT="$root" -DCMAKE_CUDA_COMPILER="$root/bin/nvcc")
   fi
 fi
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-Release} "${cuda_args[@]}" "$@" >/dev/null
+. scripts/ccache_env.sh
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=${CMAKE_BUILD_TYPE:-Release} "${cuda_args[@]}" "${ccache_args[@]}" "$@" >/dev/null
 targets=()
 for t in ${ONYX_BUILD_TARGETS:-}; do targets+=(--target "$t"); done
 cmake --build "$build_dir" -j"$(nproc)" "${targets[@]}"

@@ -17,7 +17,8 @@ slice="conv pool gather scatter slice pad resize loop scan _if sequence split co
        einsum lstm gru rnn roi nonmax unique cumsum tile expand reshape transpose onehot depth
        matmul gemm reduce softmax layer_norm attention dft stft col2im center_crop string
        quantize grid_sample"
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+. scripts/ccache_env.sh
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${ccache_args[@]}" \
   -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" \
   -DONYX_FUZZ=ON -DONYX_TESTS=ON -DONYX_PYTHON=OFF -DONYX_CUDA=OFF \
   -DONYX_FUZZ_SECONDS="${ONYX_FUZZ_SECONDS:-60}" -DONYX_CONFORMANCE_FILTERS="$(echo $slice)" >/dev/null

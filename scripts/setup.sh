@@ -9,7 +9,7 @@ set -euo pipefail
 # ocl-icd-opencl-dev: Debian's oneDNN CMake config looks for OpenCL (a Recommends of
 # libdnnl-dev, which --no-install-recommends skips).
 packages=(
-  build-essential cmake ninja-build
+  build-essential cmake ninja-build ccache
   libprotobuf-dev protobuf-compiler libonnx-dev libdnnl-dev ocl-icd-opencl-dev
 )
 # --tests: also what the tests need (scripts/test.sh); --sanitizers: that and clang with its

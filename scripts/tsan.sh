@@ -15,7 +15,8 @@ cd "$(dirname "$0")/.."
 scripts/setup.sh --sanitizers
 build_dir=${ONYX_TSAN_BUILD_DIR:-build-tsan}
 filter=${1:-'Concurrency*:RunOptions*:IoBinding*:HostileModel.Loop*:RecordedRun*'}
-cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+. scripts/ccache_env.sh
+cmake -S . -B "$build_dir" -G Ninja -DCMAKE_BUILD_TYPE=Release "${ccache_args[@]}" \
   -DCMAKE_CXX_COMPILER=clang++ -DCMAKE_CXX_FLAGS_RELEASE="-O1 -gline-tables-only" \
   -DONYX_TSAN=ON -DONYX_TESTS=ON -DONYX_PYTHON=OFF -DONYX_CUDA=OFF >/dev/null
 cmake --build "$build_dir" -j"$(nproc)" --target onyx_tests
