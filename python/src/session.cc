@@ -68,19 +68,23 @@ std::vector<std::string> PySession::output_names(py::object names_obj) const {
 
 namespace {
 
-// Raises ORT's ValueError when a required input is not among `feeds`.
-void check_required(const Session& session, const std::vector<std::pair<std::string, Value>>& feeds) {
+// Raises ORT's ValueError when a required input is not among the feed's names. Called before
+// any feed is converted, as ORT's Python layer checks this first: a feed under a name the model
+// lacks, with the model's input missing, is this ValueError, not the unknown name's error.
+void check_required(const Session& session, const py::dict& input_feed) {
+  std::vector<std::string> fed_names;
+  for (auto item : input_feed) fed_names.push_back(py::str(item.first).cast<std::string>());
   std::vector<std::string> missing;
   for (const auto& vi : session.inputs()) {
     if (vi.type.kind == ir::TypeInfo::Kind::kOptional || session.input_has_default(vi.name)) continue;
     bool fed = false;
-    for (const auto& f : feeds) fed = fed || f.first == vi.name;
+    for (const auto& f : fed_names) fed = fed || f == vi.name;
     if (!fed) missing.push_back(vi.name);
   }
   if (missing.empty()) return;
   // ORT raises ValueError here (from its Python layer), with this message.
   std::string given;
-  for (const auto& [name, value] : feeds) given += (given.empty() ? "'" : ", '") + name + "'";
+  for (const auto& name : fed_names) given += (given.empty() ? "'" : ", '") + name + "'";
   std::string need;
   for (const auto& name : missing) need += (need.empty() ? "'" : ", '") + name + "'";
   throw py::value_error("Required inputs ([" + need + "]) are missing from input feed ([" + given + "]).");
@@ -91,7 +95,6 @@ void check_required(const Session& session, const std::vector<std::pair<std::str
 std::vector<Value> PySession::run_checked(const std::vector<std::pair<std::string, Value>>& feeds,
                                           py::object output_names_obj, py::object run_options) const {
   const RunOptions& ro = run_options_of(run_options);
-  check_required(*session_, feeds);
   const std::vector<std::string> wanted = output_names(output_names_obj);
   Result<std::vector<Value>> result = [&] {
     py::gil_scoped_release release;
@@ -102,6 +105,7 @@ std::vector<Value> PySession::run_checked(const std::vector<std::pair<std::strin
 }
 
 py::list PySession::run(py::object output_names_obj, py::dict input_feed, py::object run_options) const {
+  check_required(*session_, input_feed);
   std::vector<std::pair<std::string, Value>> feeds;
   feeds.reserve(input_feed.size());
   for (auto [key, value] : input_feed) {
@@ -120,6 +124,7 @@ py::list PySession::run(py::object output_names_obj, py::dict input_feed, py::ob
 
 PyOrtValueVector PySession::run_with_ort_values(py::dict input_feed, py::object output_names_obj,
                                                 py::object run_options) const {
+  check_required(*session_, input_feed);
   std::vector<std::pair<std::string, Value>> feeds;
   feeds.reserve(input_feed.size());
   for (auto [key, value] : input_feed) {

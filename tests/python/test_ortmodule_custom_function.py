@@ -160,8 +160,10 @@ def test_a_python_op_outside_its_process_is_refused_with_a_clear_error():
         node.attribute.append(helper.make_attribute("name", "Elsewhere"))
         graph = helper.make_graph([node], "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2])],
                                   [helper.make_tensor_value_info("y", TensorProto.FLOAT, [2])])
-        return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
-                                                       helper.make_opsetid("ai.onyx.torch", 1)]).SerializeToString()
+        made = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17),
+                                                       helper.make_opsetid("ai.onyx.torch", 1)])
+        made.ir_version = 8  # onnx 1.23's helper writes IR 14, which onyx does not read yet (issue 44)
+        return made.SerializeToString()
 
     session = onyx.InferenceSession(model(10**9))
     with pytest.raises(Exception, match="Elsewhere.*no custom torch.autograd.Function is registered under func_key"):
