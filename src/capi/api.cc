@@ -73,23 +73,34 @@ const OrtApiBase kApiBase = {&get_api, &version_string};
 // libonnxruntime.so.1 (its version script, libonnxruntime.map, defines the nodes): the entry
 // point under VERS_1.30.0, the default a new link records (onnxruntime-node 1.30 imports it),
 // and under VERS_1.29.0 as well, which bindings built against ORT 1.29 import (the Java
-// binding on Maven Central: its JNI library also imports the CPU append below). Calls inside
+// binding on Maven Central: its JNI library also imports the CPU append below). One function
+// per version, named by `.symver` directives (clang 14 has no symver attribute); calls inside
 // the library to OrtGetApiBase reach the default version.
-extern "C" ORT_EXPORT __attribute__((symver("OrtGetApiBase@@VERS_1.30.0"), symver("OrtGetApiBase@VERS_1.29.0")))
-const OrtApiBase* ORT_API_CALL onyx_versioned_get_api_base(void) {
-  return &kApiBase;
-}
+namespace {
 
-// ORT's exported OrtSessionOptionsAppendExecutionProvider_CPU: the CPU provider is always
-// onyx's, so appending it only sets whether the CPU allocations go through an arena.
-extern "C" ORT_EXPORT __attribute__((symver("OrtSessionOptionsAppendExecutionProvider_CPU@@VERS_1.30.0"),
-                                     symver("OrtSessionOptionsAppendExecutionProvider_CPU@VERS_1.29.0")))
-OrtStatus* ORT_API_CALL onyx_versioned_append_cpu(OrtSessionOptions* options, int use_arena) {
+OrtStatus* append_cpu(OrtSessionOptions* options, int use_arena) {
   if (!options)
     return onyx::capi::make_status(ORT_INVALID_ARGUMENT, "OrtSessionOptionsAppendExecutionProvider_CPU: null options");
-  options->core.enable_cpu_mem_arena = use_arena != 0;
+  options->core.enable_cpu_mem_arena = use_arena != 0;  // the CPU provider is always onyx's
   return nullptr;
 }
+
+}  // namespace
+
+extern "C" ORT_EXPORT const OrtApiBase* ORT_API_CALL onyx_get_api_base_1_30(void) { return &kApiBase; }
+extern "C" ORT_EXPORT const OrtApiBase* ORT_API_CALL onyx_get_api_base_1_29(void) { return &kApiBase; }
+// ORT's exported OrtSessionOptionsAppendExecutionProvider_CPU: appending the CPU provider only
+// sets whether the CPU allocations go through an arena.
+extern "C" ORT_EXPORT OrtStatus* ORT_API_CALL onyx_append_cpu_1_30(OrtSessionOptions* o, int use_arena) {
+  return append_cpu(o, use_arena);
+}
+extern "C" ORT_EXPORT OrtStatus* ORT_API_CALL onyx_append_cpu_1_29(OrtSessionOptions* o, int use_arena) {
+  return append_cpu(o, use_arena);
+}
+__asm__(".symver onyx_get_api_base_1_30, OrtGetApiBase@@VERS_1.30.0");
+__asm__(".symver onyx_get_api_base_1_29, OrtGetApiBase@VERS_1.29.0");
+__asm__(".symver onyx_append_cpu_1_30, OrtSessionOptionsAppendExecutionProvider_CPU@@VERS_1.30.0");
+__asm__(".symver onyx_append_cpu_1_29, OrtSessionOptionsAppendExecutionProvider_CPU@VERS_1.29.0");
 #else
 extern "C" ORT_EXPORT const OrtApiBase* ORT_API_CALL OrtGetApiBase(void) { return &kApiBase; }
 #endif
