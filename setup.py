@@ -14,6 +14,7 @@ targets are relinked); else <checkout>/build-wheel-<suffix>, configured here wit
 The CUDA provider follows $ONYX_CUDA as scripts/build.sh does (AUTO: only where a toolkit is
 installed). $CMAKE_BUILD_PARALLEL_LEVEL sets the jobs.
 """
+import functools
 import os
 import re
 import shutil
@@ -40,6 +41,7 @@ def cached_python(cache_text):
     return found.group(1) if found else None
 
 
+@functools.lru_cache(maxsize=None)  # called for setup()'s options and again by the build
 def build_dir():
     if os.environ.get("ONYX_BUILD_DIR"):
         return Path(os.environ["ONYX_BUILD_DIR"]).resolve()

@@ -46,11 +46,12 @@ if [ ${#missing[@]} -gt 0 ]; then
 fi
 
 [ "${1:-}" = "--tests" ] || exit 0
+root="$(cd "$(dirname "$0")/.." && pwd)"
 
 # onnxruntime-node 1.30 for the node_binding test (tests/node: the binding, unmodified, on onyx's
 # libonnxruntime.so.1), from the npm registry at the version package-lock.json pins; its install
 # script (GPU downloads) is not run. Without node the test is not defined.
-node_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/node"
+node_dir="$root/tests/node"
 if command -v npm >/dev/null 2>&1 && [ ! -d "$node_dir/node_modules/onnxruntime-node" ]; then
   echo "setup: installing onnxruntime-node into tests/node"
   (cd "$node_dir" && npm ci --ignore-scripts --no-audit --no-fund --loglevel=error) ||
@@ -59,14 +60,14 @@ fi
 
 # github.com/yalue/onnxruntime_go for the go_binding test (tests/go: go.mod and go.sum pin it),
 # into the Go module cache from the Go module proxy. Without go the test is not defined.
-go_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/go"
+go_dir="$root/tests/go"
 if command -v go >/dev/null 2>&1; then
   (cd "$go_dir" && go mod download) || echo "setup: go mod download failed in tests/go; the go_binding test will say so"
 fi
 
 # The Rust `ort` crate and its few dependencies for the rust_binding test (tests/rust: Cargo.toml
 # and Cargo.lock pin them), into cargo's cache from crates.io. Without cargo the test is not defined.
-rust_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/rust"
+rust_dir="$root/tests/rust"
 cargo=$(command -v cargo || echo "$HOME/.cargo/bin/cargo")
 if [ -x "$cargo" ]; then
   "$cargo" fetch --locked --manifest-path "$rust_dir/Cargo.toml" ||
@@ -75,7 +76,7 @@ fi
 
 # ORT's Java binding, JUnit and Maven's plugins for the java_binding test (tests/java/pom.xml pins
 # them), into ~/.m2 from Maven Central, so the test runs offline. Without mvn the test is not defined.
-java_dir="$(cd "$(dirname "$0")/.." && pwd)/tests/java"
+java_dir="$root/tests/java"
 if command -v mvn >/dev/null 2>&1; then
   mvn -B -ntp -q -f "$java_dir/pom.xml" -Donyx.java.build="${TMPDIR:-/tmp}/onyx-java-prefetch" \
     test -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false >/dev/null ||
@@ -84,6 +85,5 @@ fi
 
 # PyPI's test dependencies (onnxruntime 1.30.0 in process, current onnx, the converters) in a
 # cached virtual environment outside the repository.
-scripts_dir="$(cd "$(dirname "$0")" && pwd)"
-"$scripts_dir/test_venv.sh" >/dev/null
-"$scripts_dir/test_venv.sh" --torch >/dev/null  # and torch 2.x beside it (~3 GB, once)
+"$root/scripts/test_venv.sh" >/dev/null
+"$root/scripts/test_venv.sh" --torch >/dev/null  # and torch 2.x beside it (~3 GB, once)

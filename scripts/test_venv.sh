@@ -38,8 +38,8 @@ if [ "${1:-}" = --torch ]; then
   locks+=(requirements/torch-lock.txt)
 fi
 hash=$({ "$python" -c 'import sys; print(sys.version)'; grep -hv '^#' "${locks[@]}"; } | sha256sum | cut -c1-12)
-venv=${ONYX_TEST_VENV:-$HOME/.cache/onyx/$kind-venv-$hash}
-[ "$kind" = test ] || venv=${ONYX_TORCH_VENV:-$HOME/.cache/onyx/$kind-venv-$hash}
+default=$HOME/.cache/onyx/$kind-venv-$hash
+if [ "$kind" = test ]; then venv=${ONYX_TEST_VENV:-$default}; else venv=${ONYX_TORCH_VENV:-$default}; fi
 if [ ! -f "$venv/.onyx-complete" ]; then
   echo "test_venv: installing ${locks[*]} into $venv" >&2
   rm -rf "$venv"

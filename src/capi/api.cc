@@ -27,10 +27,7 @@ OrtErrorCode ort_code_of(StatusCode code) {
   }
 }
 
-OrtStatus* to_ort_status(const Status& status) {
-  if (status.ok()) return nullptr;
-  return make_status(ort_code_of(status.code()), status.message());
-}
+OrtStatus* to_ort_status(const Status& status) { return to_ort_status(status, ort_code_of(StatusCode::kNotFound)); }
 
 OrtStatus* to_ort_status(const Status& status, OrtErrorCode not_found_code) {
   if (status.ok()) return nullptr;
