@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""Runs the ONNX backend test suite (Debian's libonnx-testdata) through `onyx test`.
+"""Runs an ONNX backend test suite through `onyx test`.
+
+Two suites: `--suite 1.12` (default), Debian's libonnx-testdata, with expected_pass.txt and
+expected_differ.tsv; `--suite 1.23`, onnx 1.23's cases in ../shared/onnx-backend-1.23 (or
+$ONYX_ONNX_BACKEND_1_23), with expected_pass_onnx-1.23.txt and expected_differ_onnx-1.23.tsv.
 
 Each case runs in its own process with a time limit, so a crash or a hang is reported as
 such and cannot take the others down. With --check, exits non-zero when a case listed in
@@ -16,17 +20,31 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DATA = "/usr/share/libonnx-testdata/data"
-SUITES = ["node", "pytorch-converted", "pytorch-operator", "simple"]
-EXPECTED = os.path.join(HERE, "expected_pass.txt")
-DIFFER = os.path.join(HERE, "expected_differ.tsv")
+# suite name -> (data root, folders, expected-pass list, expected-differ list)
+SUITE_FILES = {
+    "1.12": ("/usr/share/libonnx-testdata/data", ["node", "pytorch-converted", "pytorch-operator", "simple"],
+             "expected_pass.txt", "expected_differ.tsv"),
+    "1.23": (os.environ.get("ONYX_ONNX_BACKEND_1_23",
+                            os.path.join(HERE, "..", "..", "..", "shared", "onnx-backend-1.23")),
+             ["node", "pytorch-converted", "pytorch-operator", "real", "simple"],
+             "expected_pass_onnx-1.23.txt", "expected_differ_onnx-1.23.tsv"),
+}
+DATA, SUITES, EXPECTED, DIFFER = None, None, None, None  # set by select_suite()
+SKIPPED = 77  # exit status when the suite's data is absent (ctest's SKIP_RETURN_CODE)
+
+
+def select_suite(name):
+    global DATA, SUITES, EXPECTED, DIFFER
+    data, folders, expected, differ = SUITE_FILES[name]
+    DATA, SUITES = os.path.normpath(data), folders
+    EXPECTED, DIFFER = os.path.join(HERE, expected), os.path.join(HERE, differ)
 
 
 def list_cases(filters):
     cases = []
     for suite in SUITES:
         root = os.path.join(DATA, suite)
-        for name in sorted(os.listdir(root)):
+        for name in sorted(os.listdir(root)) if os.path.isdir(root) else []:
             if os.path.exists(os.path.join(root, name, "model.onnx")):
                 case_id = f"{suite}/{name}"
                 if not filters or any(f in case_id for f in filters):
@@ -78,7 +96,8 @@ def read_differ():
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--onyx", required=True, help="path to the onyx binary")
-    ap.add_argument("--check", action="store_true", help="compare with expected_pass.txt")
+    ap.add_argument("--suite", choices=sorted(SUITE_FILES), default="1.12", help="which backend suite")
+    ap.add_argument("--check", action="store_true", help="compare with the suite's expected-pass list")
     ap.add_argument("--update", action="store_true", help="add newly passing cases to expected_pass.txt")
     ap.add_argument("--jobs", type=int, default=os.cpu_count() or 2)
     ap.add_argument("--timeout", type=int, default=300, help="seconds per case")
@@ -86,6 +105,10 @@ def main():
     ap.add_argument("--verbose", action="store_true", help="print every verdict, not only failures")
     ap.add_argument("filters", nargs="*", help="only cases whose id contains one of these")
     args = ap.parse_args()
+    select_suite(args.suite)
+    if not os.path.isdir(DATA):
+        print(f"SKIPPED: the {args.suite} suite's data is not at {DATA}")
+        return SKIPPED
 
     cases = list_cases(args.filters)
     differ = read_differ()
@@ -132,9 +155,9 @@ def main():
     if args.update:
         merged = sorted(expected | passed)
         with open(EXPECTED, "w") as f:
-            f.write("# ONNX backend cases onyx must pass (grow-only; maintained by run_conformance.py --update)\n")
+            f.write(f"# ONNX backend {args.suite} cases onyx must pass (grow-only; maintained by run_conformance.py --update)\n")
             f.write("\n".join(merged) + "\n")
-        print(f"expected_pass.txt: {len(merged)} cases ({len(merged) - len(expected)} added)")
+        print(f"{os.path.basename(EXPECTED)}: {len(merged)} cases ({len(merged) - len(expected)} added)")
 
     failed = 0
     if args.check:
