@@ -130,16 +130,26 @@ void finish_row(const OnnxAttentionProblem& p, const OnnxAttentionOperands<Acc>&
     for (int64_t j = 0; j < w; ++j) x[j] = cap * std::tanh(x[j] / cap);
   }
   if (qk && p.qk_mode == 1) std::copy_n(x, w, qk);
+  // Keys [lo, hi) of the block's [klo, klo + w) are seen; the others take a bias of -inf.
   const KeyRange r = visible_keys(p, b, s);
-  const Acc* mrow = ops.mask ? ops.mask + b * p.m_b + n * p.m_h + s * p.m_s : nullptr;
-  bool any = false;
-  for (int64_t j = klo; j < klo + w; ++j) {
-    const Acc bias = j < r.lo || j >= r.hi ? kMinusInf<Acc> : (mrow ? mrow[j] : Acc(0));
-    any = any || bias != kMinusInf<Acc>;
-    x[j - klo] += bias;
+  const int64_t lo = std::clamp(r.lo, klo, klo + w) - klo, hi = std::clamp(r.hi, klo, klo + w) - klo;
+  bool any = hi > lo;
+  if (ops.mask && any) {
+    const Acc* mrow = ops.mask + b * p.m_b + n * p.m_h + s * p.m_s + klo;
+    int seen = 0;
+    for (int64_t j = lo; j < hi; ++j) {
+      x[j] += mrow[j];
+      seen |= int(mrow[j] != kMinusInf<Acc>);
+    }
+    any = seen != 0;
   }
-  if (qk && p.qk_mode == 2) std::copy_n(x, w, qk);
-  if (any) softmax_in_place(x, w, p.softmax_precision);
+  if (qk && p.qk_mode == 2) {
+    std::fill_n(qk, w, kMinusInf<Acc>);
+    if (hi > lo) std::copy(x + lo, x + hi, qk + lo);
+  }
+  std::fill(x, x + std::max<int64_t>(lo, 0), Acc(0));
+  if (hi > lo) std::fill(x + hi, x + w, Acc(0));
+  if (any) softmax_in_place(x + lo, hi - lo, p.softmax_precision);
   else std::fill_n(x, w, Acc(0));
   if (qk && p.qk_mode == 3) std::copy_n(x, w, qk);
 }
