@@ -55,4 +55,57 @@ w.bad("rms_norm_bad_axis", "RMSNormalization", [("X", x), ("scale", rnd(40))], [
 w.bad("rms_norm_bad_stash", "RMSNormalization", [("X", x), ("scale", rnd(40))], [("Y", TP.FLOAT)], "stash_type",
       opset=23, stash_type=10)
 
+
+# ---------------------------------------------------------------- RotaryEmbedding (23)
+def rope(x, cos_c, sin_c, pos=None, interleaved=0, rot=0, num_heads=0):
+    """x (B, N, S, H) or (B, S, N*H); caches indexed by pos (B, S) or already (B, S, rot/2)."""
+    x64 = x.astype(np.float64)
+    v = x64.reshape(x.shape[0], x.shape[1], num_heads, -1) if x.ndim == 3 else x64.transpose(0, 2, 1, 3)
+    rot = rot or v.shape[-1]
+    c = (cos_c[pos] if pos is not None else cos_c).astype(np.float64)[:, :, None, :]
+    s = (sin_c[pos] if pos is not None else sin_c).astype(np.float64)[:, :, None, :]
+    out = v.copy()
+    lo, hi = (slice(0, rot, 2), slice(1, rot, 2)) if interleaved else (slice(0, rot // 2), slice(rot // 2, rot))
+    a, b = v[..., lo], v[..., hi]
+    out[..., lo], out[..., hi] = a * c - b * s, a * s + b * c
+    return out.reshape(x.shape) if x.ndim == 3 else out.transpose(0, 2, 1, 3)
+
+
+def rope_case(name, x, cos_c, sin_c, pos=None, **attrs):
+    y = rope(x, cos_c, sin_c, pos, attrs.get("interleaved", 0), attrs.get("rotary_embedding_dim", 0),
+             attrs.get("num_heads", 0))
+    w.case(name, "RotaryEmbedding", [("X", x), ("cos_cache", cos_c), ("sin_cache", sin_c), ("position_ids", pos)],
+           [("Y", y.astype(x.dtype))], opset=23, **attrs)
+
+
+B, N, S, H, MAXP = 2, 3, 5, 16, 40
+freq = 1.0 / 10000 ** (np.arange(H // 2) * 2 / H)
+ang = np.arange(MAXP)[:, None] * freq[None, :]
+cos_t, sin_t = np.cos(ang).astype(np.float32), np.sin(ang).astype(np.float32)
+pos = rng.integers(0, MAXP, size=(B, S)).astype(np.int64)
+x4, x3 = rnd(B, N, S, H), rnd(B, S, N * H)
+for inter in (0, 1):
+    rope_case(f"rope_bnsh_i{inter}", x4, cos_t, sin_t, pos, interleaved=inter)
+    rope_case(f"rope_3d_i{inter}", x3, cos_t, sin_t, pos, interleaved=inter, num_heads=N)
+    rope_case(f"rope_partial_i{inter}", x4, cos_t[:, :3].copy(), sin_t[:, :3].copy(), pos, interleaved=inter,
+              rotary_embedding_dim=6)
+    rope_case(f"rope_no_pos_i{inter}", x3, cos_t[pos], sin_t[pos], None, interleaved=inter, num_heads=N)
+rope_case("rope_no_pos_partial", x4, cos_t[pos][..., :4].copy(), sin_t[pos][..., :4].copy(), None,
+          rotary_embedding_dim=8)
+rope_case("rope_f16", x4.astype(np.float16), cos_t.astype(np.float16), sin_t.astype(np.float16), pos)
+rope_case("rope_empty_seq", np.zeros((B, N, 0, H), np.float32), cos_t, sin_t, np.zeros((B, 0), np.int64))
+w.bad("rope_bad_position", "RotaryEmbedding", [("X", x4), ("cos_cache", cos_t), ("sin_cache", sin_t),
+                                               ("position_ids", np.full((B, S), MAXP, np.int64))], [("Y", TP.FLOAT)],
+      "outside the caches", opset=23)
+w.bad("rope_bad_cache_width", "RotaryEmbedding", [("X", x4), ("cos_cache", cos_t[:, :5].copy()),
+                                                  ("sin_cache", sin_t[:, :5].copy()), ("position_ids", pos)],
+      [("Y", TP.FLOAT)], "caches must be", opset=23)
+w.bad("rope_bad_no_heads", "RotaryEmbedding", [("X", x3), ("cos_cache", cos_t), ("sin_cache", sin_t),
+                                               ("position_ids", pos)], [("Y", TP.FLOAT)], "needs num_heads", opset=23)
+w.bad("rope_bad_odd_rot", "RotaryEmbedding", [("X", x4), ("cos_cache", cos_t), ("sin_cache", sin_t),
+                                              ("position_ids", pos)], [("Y", TP.FLOAT)], "must be even", opset=23,
+      rotary_embedding_dim=5)
+w.bad("rope_bad_no_pos_cache", "RotaryEmbedding", [("X", x4), ("cos_cache", cos_t), ("sin_cache", sin_t)],
+      [("Y", TP.FLOAT)], "without position_ids", opset=23)
+
 w.done()
