@@ -108,4 +108,34 @@ w.bad("rope_bad_odd_rot", "RotaryEmbedding", [("X", x4), ("cos_cache", cos_t), (
 w.bad("rope_bad_no_pos_cache", "RotaryEmbedding", [("X", x4), ("cos_cache", cos_t), ("sin_cache", sin_t)],
       [("Y", TP.FLOAT)], "without position_ids", opset=23)
 
+
+# ---------------------------------------------------------------- Swish (24), SwiGLU (28)
+def swish(a, alpha=1.0):
+    a64 = a.astype(np.float64)
+    return a64 / (1 + np.exp(-alpha * a64))
+
+
+for name, shape in [("vec", (7,)), ("tail", (3, 37)), ("big", (5, 4099)), ("empty", (0, 4))]:
+    a, b = rnd(*shape), rnd(*shape)
+    w.case(f"swish_{name}", "Swish", [("X", a)], [("Y", swish(a).astype(np.float32))], opset=24)
+    w.case(f"swiglu_{name}", "SwiGLU", [("A", a), ("B", b)], [("Y", (swish(a) * b).astype(np.float32))], opset=28)
+a, b = rnd(6, 33), rnd(6, 33)
+ext = np.array([-200, -90, -30, -1, 0, 1, 30, 90, 200], np.float32)
+w.case("swish_alpha", "Swish", [("X", a)], [("Y", swish(a, 0.5).astype(np.float32))], opset=24, alpha=0.5)
+w.case("swish_extremes", "Swish", [("X", ext)], [("Y", swish(ext).astype(np.float32))], opset=24)
+w.case("swish_f16", "Swish", [("X", a.astype(np.float16))], [("Y", swish(a.astype(np.float16)).astype(np.float16))],
+       opset=24)
+w.case("swish_f64", "Swish", [("X", a.astype(np.float64))], [("Y", swish(a.astype(np.float64), 2.0))], opset=24,
+       alpha=2.0)
+w.case("swiglu_alpha", "SwiGLU", [("A", a), ("B", b)], [("Y", (swish(a, 1.702) * b).astype(np.float32))], opset=28,
+       alpha=1.702)
+w.case("swiglu_extremes", "SwiGLU", [("A", ext), ("B", ext[::-1].copy())],
+       [("Y", (swish(ext) * ext[::-1]).astype(np.float32))], opset=28)
+ah, bh = a.astype(np.float16), b.astype(np.float16)
+w.case("swiglu_f16", "SwiGLU", [("A", ah), ("B", bh)], [("Y", (swish(ah) * bh).astype(np.float16))], opset=28)
+w.case("swiglu_f64", "SwiGLU", [("A", a.astype(np.float64)), ("B", b.astype(np.float64))],
+       [("Y", swish(a.astype(np.float64)) * b)], opset=28)
+w.bad("swiglu_bad_shape", "SwiGLU", [("A", a), ("B", rnd(1, 33))], [("Y", TP.FLOAT)], "no broadcasting", opset=28)
+w.bad("swiglu_bad_type", "SwiGLU", [("A", a), ("B", bh)], [("Y", TP.FLOAT)], "one shape and type", opset=28)
+
 w.done()
