@@ -138,4 +138,55 @@ w.case("swiglu_f64", "SwiGLU", [("A", a.astype(np.float64)), ("B", b.astype(np.f
 w.bad("swiglu_bad_shape", "SwiGLU", [("A", a), ("B", rnd(1, 33))], [("Y", TP.FLOAT)], "no broadcasting", opset=28)
 w.bad("swiglu_bad_type", "SwiGLU", [("A", a), ("B", bh)], [("Y", TP.FLOAT)], "one shape and type", opset=28)
 
+
+# ---------------------------------------------------------------- TensorScatter (24)
+def tensor_scatter(past, update, wi=None, axis=-2, mode="linear"):
+    out = past.copy()
+    axis %= past.ndim
+    maxs, seq = past.shape[axis], update.shape[axis]
+    wi = np.zeros(past.shape[0], np.int64) if wi is None else wi
+    for p in np.ndindex(*past.shape[:axis]):
+        for s in range(seq):
+            row = wi[p[0]] + s
+            out[p + ((row % maxs) if mode == "circular" else row,)] = update[p + (s,)]
+    return out
+
+
+def ts_case(name, past, update, wi=None, **attrs):
+    y = tensor_scatter(past, update, wi, attrs.get("axis", -2), attrs.get("mode", "linear"))
+    w.case(name, "TensorScatter", [("past_cache", past), ("update", update), ("write_indices", wi)],
+           [("present_cache", y)], opset=24, **attrs)
+
+
+past = rnd(3, 2, 8, 4)
+ts_case("tscatter_prefill", past, rnd(3, 2, 5, 4))
+ts_case("tscatter_decode", past, rnd(3, 2, 1, 4), np.array([0, 7, 3], np.int64), mode="linear")
+ts_case("tscatter_full", past, rnd(3, 2, 8, 4), np.zeros(3, np.int64))
+ts_case("tscatter_circular_wrap", past, rnd(3, 2, 3, 4), np.array([6, 7, 20], np.int64), mode="circular")
+ts_case("tscatter_circular_negative", past, rnd(3, 2, 2, 4), np.array([-1, -9, 0], np.int64), mode="circular")
+ts_case("tscatter_circular_full", past, rnd(3, 2, 8, 4), np.array([5, 0, 3], np.int64), mode="circular")
+ts_case("tscatter_3d_axis1", rnd(2, 6, 5), rnd(2, 2, 5), np.array([1, 4], np.int64), axis=1)
+ts_case("tscatter_last_axis", rnd(2, 3, 6), rnd(2, 3, 2), np.array([4, 0], np.int64), axis=-1)
+ts_case("tscatter_int64", rng.integers(0, 99, (2, 5, 3)).astype(np.int64), rng.integers(0, 99, (2, 2, 3)),
+        np.array([3, 1], np.int64))
+ts_case("tscatter_string", np.array([[["a"], ["b"], ["c"], ["d"]]], object), np.array([[["x"], ["y"]]], object),
+        np.array([3], np.int64), mode="circular")
+ts_case("tscatter_f16", past.astype(np.float16), rnd(3, 2, 2, 4).astype(np.float16), np.array([1, 2, 6], np.int64))
+ts_case("tscatter_empty_update", past, np.zeros((3, 2, 0, 4), np.float32), np.array([8, 8, 8], np.int64))
+w.bad("tscatter_bad_overflow", "TensorScatter", [("past_cache", past), ("update", rnd(3, 2, 2, 4)),
+                                                  ("write_indices", np.array([0, 7, 0], np.int64))],
+      [("present_cache", TP.FLOAT)], "passes max_sequence_length", opset=24)
+w.bad("tscatter_bad_negative", "TensorScatter", [("past_cache", past), ("update", rnd(3, 2, 2, 4)),
+                                                  ("write_indices", np.array([0, -1, 0], np.int64))],
+      [("present_cache", TP.FLOAT)], "write index -1", opset=24)
+w.bad("tscatter_bad_shape", "TensorScatter", [("past_cache", past), ("update", rnd(3, 1, 2, 4))],
+      [("present_cache", TP.FLOAT)], "does not fit", opset=24)
+w.bad("tscatter_bad_axis0", "TensorScatter", [("past_cache", past), ("update", rnd(1, 2, 8, 4))],
+      [("present_cache", TP.FLOAT)], "batch dim", opset=24, axis=0)
+w.bad("tscatter_bad_mode", "TensorScatter", [("past_cache", past), ("update", rnd(3, 2, 1, 4))],
+      [("present_cache", TP.FLOAT)], "mode", opset=24, mode="ring")
+w.bad("tscatter_bad_indices", "TensorScatter", [("past_cache", past), ("update", rnd(3, 2, 1, 4)),
+                                                 ("write_indices", np.zeros(2, np.int64))],
+      [("present_cache", TP.FLOAT)], "write_indices must be", opset=24)
+
 w.done()
