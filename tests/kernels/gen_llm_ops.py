@@ -189,4 +189,89 @@ w.bad("tscatter_bad_indices", "TensorScatter", [("past_cache", past), ("update",
                                                  ("write_indices", np.zeros(2, np.int64))],
       [("present_cache", TP.FLOAT)], "write_indices must be", opset=24)
 
+
+# ---------------------------------------------------------------- LinearAttention (27)
+def linear_attention(q, k, v, past, decay, beta, hq, hkv, rule, scale=0.0):
+    """Token-by-token recurrence in float64; returns (output, present_state)."""
+    B, T, _ = q.shape
+    dk, dv = q.shape[2] // hq, v.shape[2] // hkv
+    q4 = q.astype(np.float64).reshape(B, T, hq, dk)
+    k4 = k.astype(np.float64).reshape(B, T, hkv, dk)
+    v4 = v.astype(np.float64).reshape(B, T, hkv, dv)
+    st = np.zeros((B, hkv, dk, dv)) if past is None else past.astype(np.float64).copy()
+    scale = scale or 1 / np.sqrt(dk)
+    out = np.zeros((B, T, hq, dv))
+    group = hq // hkv
+    for b in range(B):
+        for h in range(hkv):
+            S = st[b, h]
+            for t in range(T):
+                kt, vt = k4[b, t, h], v4[b, t, h]
+                if rule in ("gated", "gated_delta"):
+                    g = decay[b, t].astype(np.float64)
+                    g = g[h] if g.shape[0] == hkv else g[h * dk:(h + 1) * dk]
+                    S = S * np.exp(g).reshape(-1, 1) if np.ndim(g) else S * np.exp(g)
+                if rule in ("delta", "gated_delta"):
+                    bb = beta[b, t].astype(np.float64)
+                    vt = bb[h if bb.shape[0] > 1 else 0] * (vt - S.T @ kt)
+                S = S + np.outer(kt, vt)
+                for g2 in range(group):
+                    out[b, t, h * group + g2] = scale * (S.T @ q4[b, t, h * group + g2])
+            st[b, h] = S
+    return out.reshape(B, T, hq * dv), st
+
+
+def la_case(name, B, T, hq, hkv, dk, dv, rule, dt=np.float32, state_dt=None, past=True, decay_per_dim=False,
+            beta_one=False, scale=0.0):
+    q = rnd(B, T, hq * dk).astype(dt)
+    kk = rnd(B, T, hkv, dk)
+    kk = (kk / np.linalg.norm(kk, axis=-1, keepdims=True)).reshape(B, T, hkv * dk).astype(dt)
+    v = rnd(B, T, hkv * dv).astype(dt)
+    ps = (rnd(B, hkv, dk, dv) * 0.3).astype(state_dt or dt) if past else None
+    gated, delta = rule in ("gated", "gated_delta"), rule in ("delta", "gated_delta")
+    g = (-rng.uniform(0.01, 0.5, (B, T, hkv * dk if decay_per_dim else hkv))).astype(dt) if gated else None
+    bt = rng.uniform(0.1, 0.9, (B, T, 1 if beta_one else hkv)).astype(dt) if delta else None
+    o, st = linear_attention(q, kk, v, ps, g, bt, hq, hkv, rule, scale)
+    attrs = dict(q_num_heads=hq, kv_num_heads=hkv, update_rule=rule)
+    if scale:
+        attrs["scale"] = scale
+    w.case(name, "LinearAttention", [("query", q), ("key", kk), ("value", v), ("past_state", ps), ("decay", g),
+                                     ("beta", bt)],
+           [("output", o.astype(dt)), ("present_state", st.astype(ps.dtype if past else dt))], opset=27, **attrs)
+
+
+la_case("linattn_linear", 2, 5, 2, 2, 8, 6, "linear")
+la_case("linattn_linear_no_past", 1, 4, 3, 3, 4, 4, "linear", past=False)
+la_case("linattn_gated_head", 2, 4, 2, 2, 8, 8, "gated")
+la_case("linattn_gated_dim", 2, 4, 2, 2, 8, 5, "gated", decay_per_dim=True)
+la_case("linattn_delta", 2, 6, 2, 2, 8, 8, "delta")
+la_case("linattn_delta_beta1", 1, 3, 2, 2, 4, 8, "delta", beta_one=True)
+la_case("linattn_gated_delta", 2, 5, 4, 2, 8, 8, "gated_delta")
+la_case("linattn_gated_delta_dim", 1, 5, 2, 2, 6, 4, "gated_delta", decay_per_dim=True)
+la_case("linattn_gqa_mqa", 2, 3, 4, 1, 8, 8, "gated_delta", past=False)
+la_case("linattn_decode", 3, 1, 2, 2, 16, 16, "gated_delta")
+la_case("linattn_scale", 1, 4, 2, 2, 8, 8, "linear", scale=0.5)
+la_case("linattn_long_rows", 1, 3, 1, 1, 64, 67, "gated_delta")
+la_case("linattn_f16", 2, 4, 2, 2, 8, 8, "gated_delta", dt=np.float16)
+la_case("linattn_f16_f32_state", 2, 4, 2, 2, 8, 8, "gated_delta", dt=np.float16, state_dt=np.float32)
+la_case("linattn_no_tokens", 2, 0, 2, 2, 4, 4, "gated")
+qa, ka, va = rnd(1, 2, 8), rnd(1, 2, 8), rnd(1, 2, 8)
+LA = dict(q_num_heads=2, kv_num_heads=2, opset=27)
+outs = [("output", TP.FLOAT), ("present_state", TP.FLOAT)]
+w.bad("linattn_bad_no_decay", "LinearAttention", [("query", qa), ("key", ka), ("value", va)], outs,
+      "decay is required", update_rule="gated", **LA)
+w.bad("linattn_bad_extra_beta", "LinearAttention", [("query", qa), ("key", ka), ("value", va), ("past_state", None),
+                                                    ("decay", None), ("beta", rnd(1, 2, 2))], outs,
+      "beta is not taken", update_rule="linear", **LA)
+w.bad("linattn_bad_past", "LinearAttention", [("query", qa), ("key", ka), ("value", va), ("past_state", rnd(1, 2, 4, 3))],
+      outs, "past_state", update_rule="linear", **LA)
+w.bad("linattn_bad_key", "LinearAttention", [("query", qa), ("key", rnd(1, 2, 6)), ("value", va)], outs,
+      "kv_num_heads * d_k", update_rule="linear", **LA)
+w.bad("linattn_bad_decay_shape", "LinearAttention", [("query", qa), ("key", ka), ("value", va), ("past_state", None),
+                                                     ("decay", rnd(1, 2, 3))], outs, "decay", update_rule="gated", **LA)
+w.bad("linattn_bad_heads", "LinearAttention", [("query", qa), ("key", ka), ("value", va)], outs, "positive multiple",
+      q_num_heads=2, kv_num_heads=3, update_rule="linear", opset=27)
+w.bad("linattn_bad_rule", "LinearAttention", [("query", qa), ("key", ka), ("value", va)], outs, "update_rule",
+      update_rule="mamba", **LA)
+
 w.done()
