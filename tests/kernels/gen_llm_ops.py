@@ -274,4 +274,51 @@ w.bad("linattn_bad_heads", "LinearAttention", [("query", qa), ("key", ka), ("val
 w.bad("linattn_bad_rule", "LinearAttention", [("query", qa), ("key", ka), ("value", va)], outs, "update_rule",
       update_rule="mamba", **LA)
 
+
+# ---------------------------------------------------------------- CausalConvWithState (27)
+def causal_conv(x, wt, bias, past, act):
+    B, C, L = x.shape
+    k = wt.shape[2]
+    pad = np.zeros((B, C, k - 1)) if past is None else past.astype(np.float64)
+    p = np.concatenate([pad, x.astype(np.float64)], axis=2)
+    y = np.zeros((B, C, L))
+    for t in range(L):
+        y[:, :, t] = np.einsum("bcj,cj->bc", p[:, :, t:t + k], wt[:, 0, :].astype(np.float64))
+    if bias is not None:
+        y += bias.astype(np.float64)[None, :, None]
+    if act != "none":
+        y = y / (1 + np.exp(-y))
+    return y, p[:, :, p.shape[2] - (k - 1):]
+
+
+def cc_case(name, B, C, L, k, bias=False, past=False, act="none", dt=np.float32):
+    x, wt = rnd(B, C, L).astype(dt), rnd(C, 1, k).astype(dt)
+    bb = rnd(C).astype(dt) if bias else None
+    ps = rnd(B, C, k - 1).astype(dt) if past else None
+    y, st = causal_conv(x, wt, bb, ps, act)
+    w.case(name, "CausalConvWithState", [("input", x), ("weight", wt), ("bias", bb), ("past_state", ps)],
+           [("output", y.astype(dt)), ("present_state", st.astype(dt))], opset=27, activation=act)
+
+
+cc_case("cconv_basic", 2, 3, 9, 4)
+cc_case("cconv_bias_past", 2, 5, 7, 4, bias=True, past=True)
+cc_case("cconv_silu_past", 1, 4, 6, 3, past=True, act="silu")
+cc_case("cconv_swish", 2, 2, 5, 3, bias=True, act="swish")
+cc_case("cconv_decode", 3, 8, 1, 4, bias=True, past=True, act="silu")
+cc_case("cconv_short", 1, 3, 2, 5, past=True)  # L < k - 1: the state keeps old values
+cc_case("cconv_short_no_past", 1, 3, 2, 5)
+cc_case("cconv_k1", 2, 3, 4, 1, bias=True)  # empty state
+cc_case("cconv_long", 1, 16, 1000, 4, bias=True, past=True, act="silu")
+cc_case("cconv_f16", 2, 4, 6, 4, bias=True, past=True, act="silu", dt=np.float16)
+cc_case("cconv_empty_len", 2, 3, 0, 4, past=True)
+xc, wc = rnd(2, 3, 5), rnd(3, 1, 4)
+CC = [("output", TP.FLOAT), ("present_state", TP.FLOAT)]
+w.bad("cconv_bad_weight", "CausalConvWithState", [("input", xc), ("weight", rnd(3, 2, 4))], CC, "weight", opset=27)
+w.bad("cconv_bad_past", "CausalConvWithState", [("input", xc), ("weight", wc), ("bias", None),
+                                                ("past_state", rnd(2, 3, 2))], CC, "past_state", opset=27)
+w.bad("cconv_bad_bias", "CausalConvWithState", [("input", xc), ("weight", wc), ("bias", rnd(4))], CC, "bias", opset=27)
+w.bad("cconv_bad_rank", "CausalConvWithState", [("input", rnd(3, 5)), ("weight", wc)], CC, "(B, C, L)", opset=27)
+w.bad("cconv_bad_activation", "CausalConvWithState", [("input", xc), ("weight", wc)], CC, "activation", opset=27,
+      activation="gelu")
+
 w.done()
