@@ -1,14 +1,16 @@
 #!/usr/bin/python3
 """Kernel cases for the ai.onnx ops of recent opsets that LLM graphs use: RMSNormalization
-(23), RotaryEmbedding (23), SwiGLU (28), Swish (24), TensorScatter (24), LinearAttention (27)
-and CausalConvWithState (27). References are numpy code written from the ops' ONNX
-definitions (the schemas' documentation), computed in float64 and rounded to the output type.
+(23), RotaryEmbedding (23), SwiGLU (28), Swish (24), TensorScatter (24), LinearAttention (27),
+CausalConvWithState (27), and ai.onnx.preview FlexAttention (1, with score_mod / prob_mod
+graphs). References are numpy code written from the ops' ONNX definitions (the schemas'
+documentation), computed in float64 and rounded to the output type.
 
 Usage: gen_llm_ops.py OUT_DIR (see kcase.py for the layout)."""
 import numpy as np
 from onnx import TensorProto as TP
+from onnx import helper, numpy_helper
 
-from kcase import Writer
+from kcase import Writer, model, value_info
 
 w = Writer()
 rng = np.random.default_rng(2323)
@@ -320,5 +322,79 @@ w.bad("cconv_bad_bias", "CausalConvWithState", [("input", xc), ("weight", wc), (
 w.bad("cconv_bad_rank", "CausalConvWithState", [("input", rnd(3, 5)), ("weight", wc)], CC, "(B, C, L)", opset=27)
 w.bad("cconv_bad_activation", "CausalConvWithState", [("input", xc), ("weight", wc)], CC, "activation", opset=27,
       activation="gelu")
+
+
+# ---------------------------------------------------------------- FlexAttention (ai.onnx.preview 1)
+PREVIEW = [("ai.onnx.preview", 1)]
+
+
+def flex(q, k, v, scale=None, score_mod=None, prob_mod=None):
+    e = q.shape[-1]
+    scale = 1 / np.sqrt(e) if scale is None else scale
+    rep = q.shape[1] // k.shape[1]
+    k64 = np.repeat(k.astype(np.float64), rep, axis=1)
+    v64 = np.repeat(v.astype(np.float64), rep, axis=1)
+    sc = q.astype(np.float64) @ k64.swapaxes(-1, -2) * scale
+    if score_mod:
+        sc = score_mod(sc)
+    p = np.exp(sc - sc.max(-1, keepdims=True))
+    p /= p.sum(-1, keepdims=True)
+    if prob_mod:
+        p = prob_mod(p)
+    return p @ v64
+
+
+def mod_graph(name, nodes, inits=(), elem=TP.FLOAT):
+    """A modifier graph: input x, output y, both rank 4 of `elem`."""
+    return helper.make_graph(nodes, name, [helper.make_tensor_value_info("x", elem, None)],
+                             [helper.make_tensor_value_info("y", elem, None)],
+                             initializer=[numpy_helper.from_array(a, n) for n, a in inits])
+
+
+def flex_case(name, q, k, v, ref_kwargs=None, **attrs):
+    y = flex(q, k, v, **(ref_kwargs or {}))
+    w.case(name, "FlexAttention", [("Q", q), ("K", k), ("V", v)], [("Y", y.astype(q.dtype))], opset=23,
+           domain="ai.onnx.preview", extra_opsets=PREVIEW, **attrs)
+
+
+q, k, v = rnd(2, 4, 7, 16), rnd(2, 4, 9, 16), rnd(2, 4, 9, 16)
+flex_case("flex_basic", q, k, v)
+flex_case("flex_gqa", rnd(2, 6, 5, 8), rnd(2, 2, 6, 8), rnd(2, 2, 6, 8))
+flex_case("flex_mqa_diff_v", rnd(1, 4, 3, 8), rnd(1, 1, 70, 8), rnd(1, 1, 70, 24))
+flex_case("flex_scale", q, k, v, {"scale": 0.05}, scale=0.05)
+flex_case("flex_f64", q.astype(np.float64), k.astype(np.float64), v.astype(np.float64))
+flex_case("flex_f16", q.astype(np.float16), k.astype(np.float16), v.astype(np.float16))
+flex_case("flex_precision_double", q, k, v, softmax_precision=11)
+cap = np.array(2.0, np.float32)
+soft_cap = mod_graph("soft_cap", [helper.make_node("Div", ["x", "cap"], ["t0"]), helper.make_node("Tanh", ["t0"], ["t1"]),
+                                  helper.make_node("Mul", ["t1", "cap"], ["y"])], [("cap", cap)])
+flex_case("flex_soft_cap", q, k, v, {"score_mod": lambda s: 2.0 * np.tanh(s / 2.0)}, score_mod=soft_cap)
+mask = np.triu(np.full((7, 9), -np.inf, np.float32), 1)
+causal = mod_graph("causal", [helper.make_node("Add", ["x", "mask"], ["y"])], [("mask", mask)])
+flex_case("flex_causal", q, k, v, {"score_mod": lambda s: s + mask}, score_mod=causal)
+halve = mod_graph("halve", [helper.make_node("Mul", ["x", "h"], ["y"])], [("h", np.array(0.5, np.float32))])
+flex_case("flex_prob_mod", q, k, v, {"prob_mod": lambda p: p * 0.5}, prob_mod=halve)
+flex_case("flex_both_mods", q, k, v, {"score_mod": lambda s: s + mask, "prob_mod": lambda p: p * 0.5},
+          score_mod=causal, prob_mod=halve)
+halve64 = mod_graph("halve64", [helper.make_node("Mul", ["x", "h"], ["y"])], [("h", np.array(0.5))], TP.DOUBLE)
+flex_case("flex_prob_mod_double", q, k, v, {"prob_mod": lambda p: p * 0.5}, prob_mod=halve64, softmax_precision=11)
+# A score_mod reading an outer-scope value (a graph input of the main graph).
+bias = rnd(9)
+outer = mod_graph("outer", [helper.make_node("Add", ["x", "bias"], ["y"])])
+node = helper.make_node("FlexAttention", ["Q", "K", "V"], ["Y"], domain="ai.onnx.preview", score_mod=outer)
+yb = flex(q, k, v, score_mod=lambda s: s + bias)
+m = model([node], [value_info("Q", q), value_info("K", k), value_info("V", v), value_info("bias", bias)],
+          [value_info("Y", yb.astype(np.float32))], opset=23, extra_opsets=PREVIEW)
+w.model_case("flex_outer_scope", m, [q, k, v, bias], [yb.astype(np.float32)])
+FL = dict(opset=23, domain="ai.onnx.preview", extra_opsets=PREVIEW)
+w.bad("flex_bad_heads", "FlexAttention", [("Q", rnd(1, 3, 2, 4)), ("K", rnd(1, 2, 2, 4)), ("V", rnd(1, 2, 2, 4))],
+      [("Y", TP.FLOAT)], "multiple", **FL)
+w.bad("flex_bad_head_size", "FlexAttention", [("Q", rnd(1, 2, 2, 4)), ("K", rnd(1, 2, 2, 5)), ("V", rnd(1, 2, 2, 4))],
+      [("Y", TP.FLOAT)], "do not agree", **FL)
+shrink = mod_graph("shrink", [helper.make_node("ReduceSum", ["x"], ["y"], keepdims=1)])
+w.bad("flex_bad_mod_shape", "FlexAttention", [("Q", q), ("K", k), ("V", v)], [("Y", TP.FLOAT)],
+      "score_mod must return", score_mod=shrink, **FL)
+w.bad("flex_bad_precision", "FlexAttention", [("Q", q), ("K", k), ("V", v)], [("Y", TP.FLOAT)], "softmax_precision",
+      softmax_precision=10, **FL)
 
 w.done()
