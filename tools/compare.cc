@@ -4,6 +4,8 @@
 #include <cmath>
 #include <sstream>
 
+#include "core/narrow_types.h"
+
 namespace onyx::cli {
 namespace {
 
@@ -26,6 +28,24 @@ std::string compare_tensors(const Tensor& e, const Tensor& a, const Tolerance& t
     if (!bad) return "";
     return std::to_string(bad) + "/" + std::to_string(n) + " strings differ; first [" + std::to_string(first) +
            "] expected \"" + first_e + "\" got \"" + first_a + "\"";
+  }
+  if (is_narrow_type(e.dtype())) {  // float8, int4, float4 ...: the element codes must be equal
+    for (int64_t i = 0; i < n; ++i) {
+      const uint8_t ec = narrow_code_at(e.raw_data(), e.dtype(), i), ac = narrow_code_at(a.raw_data(), a.dtype(), i);
+      if (ec != ac) {
+        if (first < 0) {
+          first = i;
+          std::ostringstream os1, os2;
+          os1 << e.get_double(i) << " (code 0x" << std::hex << int(ec) << ")";
+          os2 << a.get_double(i) << " (code 0x" << std::hex << int(ac) << ")";
+          first_e = os1.str(); first_a = os2.str();
+        }
+        ++bad;
+      }
+    }
+    if (!bad) return "";
+    return std::to_string(bad) + "/" + std::to_string(n) + " elements differ in their bits; first [" +
+           std::to_string(first) + "] expected " + first_e + " got " + first_a;
   }
   const bool is_float = is_float_type(e.dtype()) || e.dtype() == DataType::kComplex64 || e.dtype() == DataType::kComplex128;
   const int64_t count = e.dtype() == DataType::kComplex64 || e.dtype() == DataType::kComplex128 ? 2 * n : n;

@@ -186,7 +186,8 @@ Status write_outputs(const Session& session, const std::vector<Value>& outputs, 
   for (size_t k = 0; k < outputs.size(); ++k) {
     const std::string& name = session.outputs()[k].name;
     const std::string base = (fs::path(dir) / ("output_" + std::to_string(k))).string();
-    ONYX_ASSIGN_OR_RETURN(std::string bytes, onnx_format::serialize_value(outputs[k], name));
+    ONYX_ASSIGN_OR_RETURN(std::string bytes, onnx_format::serialize_value(outputs[k], name,
+                                                                                session.outputs()[k].type));
     std::ofstream(base + ".pb", std::ios::binary) << bytes;
     if (!outputs[k].is_tensor() || outputs[k].tensor().dtype() == DataType::kString) continue;
     Tensor t = outputs[k].tensor();

@@ -23,7 +23,7 @@ Tensor borrowed(const std::string& name, py::handle element_type, const std::vec
   }
   if (numel > 0 && buffer_ptr == 0) raise(OrtError::kInvalidArgument, "'" + name + "': buffer_ptr is null");
   auto tensor = Tensor::borrow(t, Shape(shape.begin(), shape.end()), reinterpret_cast<void*>(buffer_ptr),
-                               size_t(numel) * data_type_size(t), device);
+                               data_type_bytes(t, numel), device);
   if (!tensor.ok()) raise_status(tensor.status(), Phase::kRun);
   return std::move(tensor).value();
 }

@@ -273,6 +273,7 @@ void register_ortvalue(py::module_& m) {
             py::object arr;
             const bool host_numbers = v.value.is_tensor() && v.value.tensor().device().is_cpu() &&
                                       v.value.tensor().dtype() != DataType::kString &&
+                                      !is_packed_type(v.value.tensor().dtype()) &&
                                       v.value.tensor().numel() > 0 && v.value.tensor().buffer();
             if (host_numbers) {  // a view of the tensor, which the array keeps alive
               const Tensor& t = v.value.tensor();

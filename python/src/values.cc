@@ -3,6 +3,7 @@
 #include <cstring>
 
 #include "binding.h"
+#include "core/narrow_types.h"
 
 namespace onyx::python {
 namespace {
@@ -26,9 +27,50 @@ std::string tensor_type(DataType t) { return std::string("tensor(") + onnx_type_
 
 }  // namespace
 
+namespace {
+
+// ml_dtypes' names of the narrow types (one byte per element in numpy, packed types too).
+struct NarrowNumpyName {
+  DataType type;
+  const char* name;
+};
+constexpr NarrowNumpyName kNarrowNumpyNames[] = {
+    {DataType::kFloat8E4M3FN, "float8_e4m3fn"},     {DataType::kFloat8E4M3FNUZ, "float8_e4m3fnuz"},
+    {DataType::kFloat8E5M2, "float8_e5m2"},         {DataType::kFloat8E5M2FNUZ, "float8_e5m2fnuz"},
+    {DataType::kFloat8E8M0, "float8_e8m0fnu"},      {DataType::kFloat4E2M1, "float4_e2m1fn"},
+    {DataType::kInt4, "int4"},                      {DataType::kUInt4, "uint4"},
+    {DataType::kInt2, "int2"},                      {DataType::kUInt2, "uint2"},
+};
+
+DataType narrow_type_of_numpy_name(const std::string& name) {
+  for (const NarrowNumpyName& n : kNarrowNumpyNames)
+    if (name == n.name) return n.type;
+  return DataType::kUndefined;
+}
+
+// The ml_dtypes dtype of a narrow type, or null when ml_dtypes cannot be imported.
+const py::dtype* narrow_numpy_dtype(DataType t) {
+  static std::vector<py::dtype*>* table = [] {
+    auto* v = new std::vector<py::dtype*>(size_t(kLastDataTypeCode) + 1, nullptr);  // lives as long as the process
+    try {
+      py::module_ ml = py::module_::import("ml_dtypes");
+      for (const NarrowNumpyName& n : kNarrowNumpyNames)
+        if (py::hasattr(ml, n.name)) (*v)[size_t(n.type)] = new py::dtype(py::dtype::from_args(ml.attr(n.name)));
+    } catch (const py::error_already_set&) {
+      // no ml_dtypes: narrow outputs come back as their uint8 codes
+    }
+    return v;
+  }();
+  return (*table)[size_t(t)];
+}
+
+}  // namespace
+
 // The onyx element type of a numpy dtype; kUndefined when none fits (longdouble, records).
 DataType data_type_of_numpy(const py::dtype& dt) {
   const size_t size = size_t(dt.itemsize());
+  if (size == 1 && (dt.kind() == 'V' || dt.kind() == 'f'))  // ml_dtypes' float8 / int4 / float4 ...
+    return narrow_type_of_numpy_name(py::str(dt.attr("name")).cast<std::string>());
   switch (dt.kind()) {
     case 'b': return DataType::kBool;
     case 'i':
@@ -50,8 +92,14 @@ DataType data_type_of_numpy(const py::dtype& dt) {
 }
 
 // The numpy dtype an output of `t` becomes. bfloat16 has no numpy type: its bit patterns
-// come back as uint16 (and uint16 arrays are accepted for bfloat16 inputs).
+// come back as uint16 (and uint16 arrays are accepted for bfloat16 inputs). The narrow types
+// come back as ml_dtypes' types where ml_dtypes is installed, else as their codes in uint8
+// (one element per byte; uint8 arrays are accepted for them too).
 const py::dtype& numpy_dtype(DataType t) {
+  if (is_narrow_type(t)) {
+    if (const py::dtype* dt = narrow_numpy_dtype(t)) return *dt;
+    t = DataType::kUInt8;
+  }
   static const auto* table = [] {
     auto* v = new std::vector<py::dtype>(17, py::dtype("uint8"));
     const char* names[17] = {"uint8",  "float32", "uint8",   "int8",    "uint16",    "int16",      "int32",
@@ -109,6 +157,7 @@ Tensor tensor_from_python(py::handle obj, DataType expected, const std::string& 
     return t;
   }
   if (given == DataType::kUInt16 && expected == DataType::kBFloat16) given = DataType::kBFloat16;
+  if (given == DataType::kUInt8 && is_narrow_type(expected)) given = expected;  // codes, one per byte
   if (given == DataType::kUndefined)
     raise(OrtError::kInvalidArgument,
           "input '" + name + "': numpy dtype " + py::str(dt).cast<std::string>() + " has no ONNX tensor type");
@@ -123,6 +172,13 @@ Tensor tensor_from_python(py::handle obj, DataType expected, const std::string& 
     py::list items = arr.attr("ravel")().attr("tolist")();
     std::string* out = t.data<std::string>();
     for (size_t i = 0; i < items.size(); ++i) out[i] = utf8_of(items[i]);
+    return t;
+  }
+  if (is_packed_type(given)) {  // numpy holds one element per byte: pack them
+    arr = numpy().attr("ascontiguousarray")(arr);
+    Tensor t(given, shape);
+    const uint8_t* codes = static_cast<const uint8_t*>(arr.data());
+    for (int64_t i = 0; i < t.numel(); ++i) set_narrow_code(t.raw_data(), given, i, codes[i]);
     return t;
   }
   const int flags = arr.flags();
@@ -248,6 +304,12 @@ py::object tensor_to_python(const Tensor& t, bool may_share) {
   }
   // Share the buffer only when nothing else holds it: not an initializer, not a feed (an
   // output that is an input passed through), not another output.
+  if (is_packed_type(t.dtype())) {  // one element per byte in numpy
+    py::array out(dt, shape);
+    uint8_t* codes = static_cast<uint8_t*>(out.mutable_data());
+    for (int64_t i = 0; i < t.numel(); ++i) codes[i] = narrow_code_at(t.raw_data(), t.dtype(), i);
+    return out;
+  }
   if (may_share && t.numel() > 0 && t.buffer() && t.buffer().use_count() == 1) {
     py::capsule base(new std::shared_ptr<Buffer>(t.buffer()), release_buffer);
     return py::array(dt, shape, {}, t.raw_data(), base);

@@ -37,6 +37,27 @@ struct OrtThreadingOptions {
 };
 
 namespace onyx::capi {
+// ORT's C element type codes are ONNX's TensorProto codes up to FLOAT4E2M1 (23); past it they
+// differ: ORT has UINT2 = 24, INT2 = 25, FLOAT8E8M0 = 26 where ONNX has FLOAT8E8M0 = 24,
+// UINT2 = 25, INT2 = 26 (onyx's DataType follows ONNX).
+inline ONNXTensorElementDataType ort_element_type(DataType t) {
+  switch (t) {
+    case DataType::kFloat8E8M0: return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E8M0;
+    case DataType::kUInt2: return ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT2;
+    case DataType::kInt2: return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT2;
+    default: return ONNXTensorElementDataType(int(t));
+  }
+}
+// The DataType of an ORT element type code; kUndefined for codes onyx does not know.
+inline DataType data_type_from_ort(int code) {
+  switch (code) {
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E8M0: return DataType::kFloat8E8M0;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT2: return DataType::kUInt2;
+    case ONNX_TENSOR_ELEMENT_DATA_TYPE_INT2: return DataType::kInt2;
+    default: return code > 0 && code <= int(DataType::kFloat4E2M1) ? DataType(code) : DataType::kUndefined;
+  }
+}
+
 // The allocators an environment shares (RegisterAllocator, CreateAndRegisterAllocator(V2)),
 // keyed by the memory they serve (same_memory). An entry keeps a copy of the memory info it was
 // registered under; `owned` holds the allocator onyx made (the caller's own, from

@@ -120,9 +120,9 @@ class CustomOpKernel final : public Kernel {
       const Value& v = ctx.input_value(i);
       const ONNXTensorElementDataType want = input_type(op_, size_t(i));
       if (want != ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED &&
-          (!v.is_tensor() || int(v.tensor().dtype()) != int(want)))
+          (!v.is_tensor() || ort_element_type(v.tensor().dtype()) != want))
         return invalid_argument(label_, ": input ", i, " is ", v.describe(), ", the op takes element type ",
-                                data_type_name(DataType(int(want))));
+                                data_type_name(data_type_from_ort(int(want))));
       c.inputs.push_back(std::make_unique<OrtValue>(OrtValue{v}));
     }
     c.outputs.resize(size_t(ctx.num_outputs()));

@@ -356,9 +356,9 @@ OrtStatus* ORT_API_CALL KernelContext_GetOutput(OrtKernelContext* context, size_
         return make_status(ORT_INVALID_ARGUMENT, "KernelContext_GetOutput: output " + std::to_string(index) +
                                                      " of node " + context->info->node.label() +
                                                      " has no declared type and no tensor input to take it from");
-      type = ONNXTensorElementDataType(int(like->value.tensor().dtype()));
+      type = ort_element_type(like->value.tensor().dtype());
     }
-    auto t = context->ctx->allocate_output_uninitialized(int(index), DataType(int(type)), shape);
+    auto t = context->ctx->allocate_output_uninitialized(int(index), data_type_from_ort(int(type)), shape);
     if (!t.ok()) return to_ort_status(t.status());
     slot = std::make_unique<OrtValue>(OrtValue{Value(**t)});  // shares the output's buffer
     *out = slot.get();

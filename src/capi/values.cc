@@ -11,12 +11,9 @@
 namespace onyx::capi {
 namespace {
 
-// ONNX's element type codes are onyx's DataType values.
-ONNXTensorElementDataType element_type_of(DataType t) { return ONNXTensorElementDataType(int(t)); }
+ONNXTensorElementDataType element_type_of(DataType t) { return ort_element_type(t); }
 
-bool known_element_type(ONNXTensorElementDataType t) {
-  return t > ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED && t <= ONNX_TENSOR_ELEMENT_DATA_TYPE_BFLOAT16;
-}
+bool known_element_type(ONNXTensorElementDataType t) { return data_type_from_ort(int(t)) != DataType::kUndefined; }
 
 // The default allocator: aligned heap memory, described as the CPU's.
 struct DefaultAllocator : OrtAllocator {
@@ -352,7 +349,7 @@ OrtStatus* ORT_API_CALL CreateTensorAsOrtValue(OrtAllocator* allocator, const in
                                                   " is not supported by onyx's C API yet");
     Shape dims;
     if (OrtStatus* bad = shape_from(shape, shape_len, dims, "CreateTensorAsOrtValue")) return bad;
-    auto t = Tensor::create(DataType(int(type)), dims);  // onyx's memory: the value owns it
+    auto t = Tensor::create(data_type_from_ort(int(type)), dims);  // onyx's memory: the value owns it
     if (!t.ok()) return to_ort_status(t.status());
     *out = new OrtValue{Value(std::move(t).value())};
     return nullptr;
@@ -373,7 +370,7 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAsOrtValue(const OrtMemoryInfo* info
                                                   std::to_string(int(type)) + " is not supported by onyx's C API yet");
     Shape dims;
     if (OrtStatus* bad = shape_from(shape, shape_len, dims, "CreateTensorWithDataAsOrtValue")) return bad;
-    auto t = Tensor::borrow(DataType(int(type)), dims, p_data, p_data_len);  // the caller's memory, not copied
+    auto t = Tensor::borrow(data_type_from_ort(int(type)), dims, p_data, p_data_len);  // the caller's memory, not copied
     if (!t.ok()) return to_ort_status(t.status());
     *out = new OrtValue{Value(std::move(t).value())};
     return nullptr;
@@ -394,10 +391,10 @@ OrtStatus* ORT_API_CALL CreateTensorWithDataAndDeleterAsOrtValue(OrtAllocator* d
                                                   std::to_string(int(type)) + " is not supported by onyx's C API yet");
     Shape dims;
     if (OrtStatus* bad = shape_from(shape, shape_len, dims, "CreateTensorWithDataAndDeleterAsOrtValue")) return bad;
-    auto checked = Tensor::borrow(DataType(int(type)), dims, p_data, p_data_len);  // the same checks of size
+    auto checked = Tensor::borrow(data_type_from_ort(int(type)), dims, p_data, p_data_len);  // the same checks of size
     if (!checked.ok()) return to_ort_status(checked.status());
     std::shared_ptr<void> owner(p_data, [deleter](void* p) { deleter->Free(deleter, p); });
-    *out = new OrtValue{Value(Tensor(DataType(int(type)), dims, std::make_shared<Buffer>(p_data, p_data_len, owner)))};
+    *out = new OrtValue{Value(Tensor(data_type_from_ort(int(type)), dims, std::make_shared<Buffer>(p_data, p_data_len, owner)))};
     return nullptr;
   });
 }
@@ -499,6 +496,9 @@ OrtStatus* ORT_API_CALL TensorAt(OrtValue* value, const int64_t* location_values
                                                    std::to_string(d) + " of size " + std::to_string(n));
     offset = offset * n + i;
   }
+  if (is_packed_type(t->dtype()))
+    return make_status(ORT_NOT_IMPLEMENTED, std::string("TensorAt: elements of ") + data_type_name(t->dtype()) +
+                                                " are packed below a byte and have no address of their own");
   *out = static_cast<char*>(const_cast<void*>(t->raw_data())) + size_t(offset) * t->itemsize();
   return nullptr;
 }

@@ -67,10 +67,33 @@ size_t data_type_size(DataType t) {
     case DataType::kUInt8: case DataType::kInt8: case DataType::kBool: return 1;
     case DataType::kUInt16: case DataType::kInt16: case DataType::kFloat16: case DataType::kBFloat16: return 2;
     case DataType::kString: return sizeof(std::string);
+    case DataType::kFloat8E4M3FN: case DataType::kFloat8E4M3FNUZ: case DataType::kFloat8E5M2:
+    case DataType::kFloat8E5M2FNUZ: case DataType::kFloat8E8M0: return 1;
+    case DataType::kUInt4: case DataType::kInt4: case DataType::kFloat4E2M1:
+    case DataType::kUInt2: case DataType::kInt2: return 0;  // packed
     case DataType::kUndefined: return 0;
   }
   return 0;
 }
+
+size_t data_type_bits(DataType t) {
+  switch (t) {
+    case DataType::kUInt4: case DataType::kInt4: case DataType::kFloat4E2M1: return 4;
+    case DataType::kUInt2: case DataType::kInt2: return 2;
+    default: return 8 * data_type_size(t);
+  }
+}
+
+size_t data_type_bytes(DataType t, int64_t n) {
+  if (n <= 0) return 0;
+  const size_t bits = data_type_bits(t);
+  if (bits >= 8) return size_t(n) * (bits / 8);
+  return (size_t(n) * bits + 7) / 8;
+}
+
+bool is_packed_type(DataType t) { return data_type_bits(t) < 8 && t != DataType::kUndefined; }
+
+bool is_narrow_type(DataType t) { return int(t) >= int(DataType::kFloat8E4M3FN) && int(t) <= kLastDataTypeCode; }
 
 const char* data_type_name(DataType t) {
   switch (t) {
@@ -90,12 +113,22 @@ const char* data_type_name(DataType t) {
     case DataType::kComplex64: return "complex64";
     case DataType::kComplex128: return "complex128";
     case DataType::kBFloat16: return "bfloat16";
+    case DataType::kFloat8E4M3FN: return "float8e4m3fn";
+    case DataType::kFloat8E4M3FNUZ: return "float8e4m3fnuz";
+    case DataType::kFloat8E5M2: return "float8e5m2";
+    case DataType::kFloat8E5M2FNUZ: return "float8e5m2fnuz";
+    case DataType::kUInt4: return "uint4";
+    case DataType::kInt4: return "int4";
+    case DataType::kFloat4E2M1: return "float4e2m1";
+    case DataType::kFloat8E8M0: return "float8e8m0";
+    case DataType::kUInt2: return "uint2";
+    case DataType::kInt2: return "int2";
     case DataType::kUndefined: return "undefined";
   }
   return "unknown";
 }
 
-bool is_valid_data_type(int code) { return code >= 1 && code <= 16; }
+bool is_valid_data_type(int code) { return code >= 1 && code <= kLastDataTypeCode; }
 
 bool is_float_type(DataType t) {
   return t == DataType::kFloat || t == DataType::kDouble || t == DataType::kFloat16 || t == DataType::kBFloat16;

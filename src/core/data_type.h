@@ -1,6 +1,12 @@
 // DataType: the element types of tensors, numbered as ONNX's TensorProto.DataType so that
 // conversion from the model is a cast. float16 and bfloat16 are stored as 16-bit patterns
 // with explicit conversions to and from float.
+//
+// The narrow types (core/narrow_types.h converts them): the float8 formats are one byte per
+// element; int4/uint4/float4e2m1 are packed two to a byte and int2/uint2 four to a byte, the
+// first element in the lowest bits, as in TensorProto's raw_data (a tensor of n elements
+// holds data_type_bytes(t, n) bytes). Packed types have no per-element byte size:
+// data_type_size() is 0 for them, so code that moves elements as bytes refuses them.
 #pragma once
 #include <complex>
 #include <cstdint>
@@ -27,7 +33,18 @@ enum class DataType : int {
   kComplex64 = 14,
   kComplex128 = 15,
   kBFloat16 = 16,
+  kFloat8E4M3FN = 17,
+  kFloat8E4M3FNUZ = 18,
+  kFloat8E5M2 = 19,
+  kFloat8E5M2FNUZ = 20,
+  kUInt4 = 21,
+  kInt4 = 22,
+  kFloat4E2M1 = 23,
+  kFloat8E8M0 = 24,
+  kUInt2 = 25,
+  kInt2 = 26,
 };
+inline constexpr int kLastDataTypeCode = 26;  // FLOAT6E2M3 (27) and FLOAT6E3M2 (28) are not read
 
 // IEEE 754 binary16, round-to-nearest-even from float.
 struct Float16 {
@@ -54,12 +71,21 @@ struct BFloat16 {
   }
 };
 
-// Size in bytes of one element; 0 for kUndefined. Strings report sizeof(std::string).
+// Size in bytes of one element; 0 for kUndefined and the packed sub-byte types. Strings
+// report sizeof(std::string).
 size_t data_type_size(DataType t);
+// Bits of one element (8 * data_type_size, or 4 / 2 for the packed types).
+size_t data_type_bits(DataType t);
+// Bytes that n elements occupy (packed types round up to whole bytes).
+size_t data_type_bytes(DataType t, int64_t n);
+// int4, uint4, float4e2m1, int2, uint2: several elements to a byte.
+bool is_packed_type(DataType t);
+// The five float8 formats, float4e2m1, int4/uint4 and int2/uint2.
+bool is_narrow_type(DataType t);
 // "float32", "int64", "string", ... (numpy-style names used in every message).
 const char* data_type_name(DataType t);
 bool is_valid_data_type(int code);
-bool is_float_type(DataType t);    // float16, bfloat16, float, double
+bool is_float_type(DataType t);    // float16, bfloat16, float, double (not the narrow floats)
 bool is_integer_type(DataType t);  // signed and unsigned integers (not bool)
 bool is_signed_type(DataType t);
 

@@ -1,5 +1,7 @@
 #include "core/tensor.h"
 
+#include "core/narrow_types.h"
+
 #include <atomic>
 #include <cmath>
 #include <cstdlib>
@@ -66,7 +68,7 @@ bool Buffer::copy_pending() const { return deferred_ && !deferred_->done.load(st
 Tensor::Tensor(DataType dtype, Shape shape) : dtype_(dtype), shape_(std::move(shape)) {
   numel_ = shape_size(shape_);
   if (numel_ < 0) throw std::bad_alloc();
-  buffer_ = Buffer::allocate(size_t(numel_) * data_type_size(dtype_), dtype_);
+  buffer_ = Buffer::allocate(data_type_bytes(dtype_, numel_), dtype_);
 }
 
 Tensor::Tensor(DataType dtype, Shape shape, std::shared_ptr<Buffer> buffer, size_t offset)
@@ -77,11 +79,10 @@ Tensor::Tensor(DataType dtype, Shape shape, std::shared_ptr<Buffer> buffer, size
 Result<Tensor> Tensor::create(DataType dtype, const Shape& shape, Allocator* allocator, bool zero_fill) {
   const int64_t n = shape_size(shape);
   if (n < 0) return invalid_argument("invalid tensor shape ", shape_to_string(shape));
-  const size_t item = data_type_size(dtype);
-  if (item == 0) return invalid_argument("cannot create a tensor of type ", data_type_name(dtype));
-  if (n > 0 && uint64_t(n) > (uint64_t(1) << 46) / item)
+  if (data_type_bits(dtype) == 0) return invalid_argument("cannot create a tensor of type ", data_type_name(dtype));
+  if (n > 0 && uint64_t(n) > (uint64_t(1) << 49) / data_type_bits(dtype))
     return invalid_argument("tensor ", data_type_name(dtype), shape_to_string(shape), " is too large");
-  const size_t bytes = size_t(n) * item;
+  const size_t bytes = data_type_bytes(dtype, n);
   try {
     if (!allocator) return Tensor(dtype, shape, Buffer::allocate(bytes, dtype, zero_fill));
     std::shared_ptr<Buffer> buffer = allocator->allocate(bytes, dtype, zero_fill);
@@ -98,12 +99,14 @@ Result<Tensor> Tensor::create(DataType dtype, const Shape& shape, Allocator* all
 Result<Tensor> Tensor::borrow(DataType dtype, const Shape& shape, void* data, size_t size, Device device) {
   const int64_t n = shape_size(shape);
   if (n < 0) return invalid_argument("invalid tensor shape ", shape_to_string(shape));
-  const size_t item = data_type_size(dtype);
-  if (item == 0 || dtype == DataType::kString)
+  const size_t bits = data_type_bits(dtype);
+  if (bits == 0 || dtype == DataType::kString)
     return invalid_argument("cannot wrap caller memory as a tensor of type ", data_type_name(dtype));
-  if (uint64_t(n) > uint64_t(size) / item)
-    return invalid_argument("a ", data_type_name(dtype), shape_to_string(shape), " tensor needs ", uint64_t(n) * item,
-                            " bytes; the caller's buffer has ", size);
+  const uint64_t capacity = bits >= 8 ? uint64_t(size) / (bits / 8)
+                            : (uint64_t(size) > (UINT64_MAX >> 3) ? UINT64_MAX : uint64_t(size) * (8 / bits));
+  if (uint64_t(n) > capacity)
+    return invalid_argument("a ", data_type_name(dtype), shape_to_string(shape), " tensor needs ",
+                            (uint64_t(n) * bits + 7) / 8, " bytes; the caller's buffer has ", size);
   if (n > 0 && !data) return invalid_argument("null data for a non-empty tensor");
   return Tensor(dtype, shape, std::make_shared<Buffer>(data, size, nullptr, device));
 }
@@ -141,7 +144,7 @@ double Tensor::get_double(int64_t i) const {
     case DataType::kUInt32: return data<uint32_t>()[i];
     case DataType::kUInt64: return double(data<uint64_t>()[i]);
     case DataType::kBool: return data<bool>()[i] ? 1.0 : 0.0;
-    default: return 0.0;
+    default: return is_narrow_type(dtype_) ? narrow_element_value(raw_data(), dtype_, i) : 0.0;
   }
 }
 

@@ -90,8 +90,10 @@ class Tensor {
   int64_t rank() const { return int64_t(shape_.size()); }
   int64_t dim(int64_t i) const { return shape_[size_t(i)]; }
   int64_t numel() const { return numel_; }
+  // Bytes per element; 0 for the packed sub-byte types (int4, float4e2m1, int2, ...), whose
+  // elements are not byte-addressable (core/narrow_types.h reads them).
   size_t itemsize() const { return data_type_size(dtype_); }
-  size_t nbytes() const { return size_t(numel_) * itemsize(); }
+  size_t nbytes() const { return data_type_bytes(dtype_, numel_); }
 
   void* raw_data() { return buffer_ ? static_cast<char*>(buffer_->data()) + offset_ : nullptr; }
   const void* raw_data() const { return buffer_ ? static_cast<const char*>(buffer_->data()) + offset_ : nullptr; }
@@ -113,7 +115,8 @@ class Tensor {
   Result<Tensor> reshaped(const Shape& shape) const;
   // Deep copy (strings copied element-wise). Host tensors only.
   Tensor clone() const;
-  // Element `i` converted to double / int64 (any numeric or bool dtype); for shape-like inputs.
+  // Element `i` converted to double / int64 (any numeric or bool dtype, the narrow types
+  // included); for shape-like inputs.
   double get_double(int64_t i) const;
   int64_t get_int64(int64_t i) const;
   // All elements as int64 (any integer dtype); for shape/axes/indices inputs.

@@ -262,9 +262,10 @@ std::string format_float_shortest(double value, DataType source_type) {
   return format_digits(negative, digits, exp, std::fabs(static_cast<long double>(value)));
 }
 
-Status convert_elements(const Tensor& in, Tensor& out) {
+Status convert_elements(const Tensor& in, Tensor& out, const CastOptions& options) {
   if (in.numel() != out.numel())
     return error(StatusCode::kInternal, "convert_elements: ", in.describe(), " into ", out.describe());
+  if (is_narrow_type(in.dtype()) || is_narrow_type(out.dtype())) return convert_narrow_elements(in, out, options);
   const int64_t n = in.numel();
   return dispatch<ONYX_ALL_TYPES>(in.dtype(), [&]<typename From>() -> Status {
     return dispatch<ONYX_ALL_TYPES>(out.dtype(), [&]<typename To>() -> Status {
@@ -303,7 +304,9 @@ Status convert_elements(const Tensor& in, Tensor& out) {
 std::optional<DataType> data_type_from_onnx_name(std::string_view name) {
   static constexpr const char* kNames[] = {
       "UNDEFINED", "FLOAT",  "UINT8",  "INT8",   "UINT16",    "INT16",      "INT32",    "INT64", "STRING",
-      "BOOL",      "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16"};
+      "BOOL",      "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
+      "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1",
+      "FLOAT8E8M0", "UINT2", "INT2"};
   for (int code = 1; code < int(std::size(kNames)); ++code)
     if (iequals(name, kNames[code])) return DataType(code);
   return std::nullopt;

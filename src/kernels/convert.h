@@ -14,20 +14,40 @@
 //    "Infinity" (any case) for floats; plain and scientific decimals; an integer target parses
 //    an integer exactly or truncates a decimal; a bool target also takes "true" / "false".
 //    Anything else is INVALID_ARGUMENT naming the string.
+//  - the narrow types (core/narrow_types.h): to a narrow float, the value goes through float32
+//    and rounds to nearest even, `saturate` deciding what becomes of values out of range
+//    (float8e8m0 rounds as `e8m0_rounding` says); to int4/uint4/int2/uint2, the value goes
+//    through int64 (floats truncate) and wraps to the low bits, as integer narrowing does;
+//    from a narrow type, its exact value in float32 (floats) or int32 (integers) is converted.
 #pragma once
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "core/data_type.h"
+#include "core/narrow_types.h"
 #include "core/status.h"
 #include "core/tensor.h"
 
 namespace onyx {
 
+// Cast's attributes that only narrow targets read.
+struct CastOptions {
+  bool saturate = true;
+  E8M0Rounding e8m0_rounding = E8M0Rounding::kUp;
+};
+
+class KernelInfo;  // kernels/kernel.h
+// Cast's / CastLike's `saturate` (default 1) and `round_mode` ("up", "down", "nearest";
+// default "up") from a node; INVALID_MODEL for another round_mode. `op` names the node's op.
+Result<CastOptions> cast_options_from_node(const KernelInfo& info, const char* op);
+
 // Converts every element of `in` into `out` (already allocated with the target dtype and the
 // same number of elements). Complex types give NOT_IMPLEMENTED.
-Status convert_elements(const Tensor& in, Tensor& out);
+Status convert_elements(const Tensor& in, Tensor& out, const CastOptions& options);
+inline Status convert_elements(const Tensor& in, Tensor& out) { return convert_elements(in, out, CastOptions{}); }
+// The part of convert_elements where `in` or `out` has a narrow type (convert_narrow.cc).
+Status convert_narrow_elements(const Tensor& in, Tensor& out, const CastOptions& options);
 
 // A float / double / float16 / bfloat16 formatted as described above.
 std::string format_float_shortest(double value, DataType source_type);

@@ -47,7 +47,9 @@ struct QuantAxis {
 inline Result<QuantAxis> resolve_quant_axis(const Shape& x, const Tensor& scale, const Tensor* zero_point,
                                             int64_t axis, int64_t opset) {
   if (!scale.defined()) return invalid_argument("the scale input is missing");
-  if (zero_point && zero_point->defined() && zero_point->shape() != scale.shape())
+  // (a scalar and a one-element 1-D tensor are both per-tensor, and may be mixed)
+  if (zero_point && zero_point->defined() && zero_point->shape() != scale.shape() &&
+      !(zero_point->numel() == 1 && scale.numel() == 1 && zero_point->rank() <= 1 && scale.rank() <= 1))
     return invalid_argument("zero point ", zero_point->describe(), " must have the shape of scale ", scale.describe());
   QuantAxis q;
   if (scale.rank() == 0 || (scale.rank() == 1 && scale.numel() == 1)) return q;
@@ -62,6 +64,63 @@ inline Result<QuantAxis> resolve_quant_axis(const Shape& x, const Tensor& scale,
   q.count = scale.dim(0);
   for (int64_t d = axis + 1; d < rank; ++d) q.inner *= x[size_t(d)];
   return q;
+}
+
+// Which scale / zero point applies to element i of x, for every granularity: per tensor,
+// per axis, or blocked (block_size > 0: scale has x's rank, and along `axis` one entry per
+// `block` consecutive elements).
+struct QuantIndex {
+  enum class Kind { kTensor, kAxis, kBlocked } kind = Kind::kTensor;
+  int64_t dim = 1, scale_dim = 1, block = 1, inner = 1;
+  int64_t operator()(int64_t i) const {
+    switch (kind) {
+      case Kind::kTensor: return 0;
+      case Kind::kAxis: return (i / inner) % dim;
+      case Kind::kBlocked: {
+        const int64_t in = i % inner, a = (i / inner) % dim, outer = i / (inner * dim);
+        return (outer * scale_dim + a / block) * inner + in;
+      }
+    }
+    return 0;
+  }
+};
+
+// resolve_quant_axis for block_size 0; with block_size > 0 checks the blocked layout: scale
+// (and zero_point) of x's rank, equal to x's shape but along `axis`, where it has
+// ceil(dim / block_size) entries (block_size within the spec's accepted range).
+inline Result<QuantIndex> resolve_quant_index(const Shape& x, const Tensor& scale, const Tensor* zero_point,
+                                              int64_t axis, int64_t block_size, int64_t opset) {
+  QuantIndex qi;
+  if (block_size < 0) return invalid_argument("block_size ", block_size, " must not be negative");
+  if (block_size == 0) {
+    ONYX_ASSIGN_OR_RETURN(QuantAxis q, resolve_quant_axis(x, scale, zero_point, axis, opset));
+    if (q.count > 1) {
+      qi.kind = QuantIndex::Kind::kAxis;
+      qi.dim = q.count;
+      qi.inner = q.inner;
+    }
+    return qi;
+  }
+  if (!scale.defined()) return invalid_argument("the scale input is missing");
+  if (zero_point && zero_point->defined() && zero_point->shape() != scale.shape())
+    return invalid_argument("zero point ", zero_point->describe(), " must have the shape of scale ", scale.describe());
+  const int64_t rank = int64_t(x.size());
+  if (scale.rank() != rank)
+    return invalid_argument("blocked quantization: scale ", scale.describe(), " must have the rank of x ", shape_to_string(x));
+  if (axis < -rank || axis >= rank) return invalid_argument("axis ", axis, " is out of range for rank ", rank);
+  if (axis < 0) axis += rank;
+  for (int64_t d = 0; d < rank; ++d) {
+    const int64_t want = d == axis ? (x[size_t(d)] + block_size - 1) / block_size : x[size_t(d)];
+    if (scale.dim(d) != want)
+      return invalid_argument("blocked quantization (block_size ", block_size, ", axis ", axis, "): scale ",
+                              scale.describe(), " does not fit x ", shape_to_string(x));
+  }
+  qi.kind = QuantIndex::Kind::kBlocked;
+  qi.dim = x[size_t(axis)];
+  qi.scale_dim = scale.dim(axis);
+  qi.block = block_size;
+  for (int64_t d = axis + 1; d < rank; ++d) qi.inner *= x[size_t(d)];
+  return qi;
 }
 
 }  // namespace onyx

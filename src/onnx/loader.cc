@@ -399,6 +399,28 @@ Result<Value> load_value_file(const std::string& path, const ir::TypeInfo& expec
   return load_value_bytes(file->data(), file->size(), expected, path);
 }
 
+Result<std::string> serialize_value(const Value& value, const std::string& name, const ir::TypeInfo& declared) {
+  if (declared.kind != ir::TypeInfo::Kind::kOptional) return serialize_value(value, name);
+  // An optional: an OptionalProto holding the tensor or sequence (or nothing, for none).
+  onnx::OptionalProto op;
+  op.set_name(name);
+  if (value.is_tensor()) {
+    op.set_elem_type(onnx::OptionalProto::TENSOR);
+    tensor_to_proto(value.tensor(), "", op.mutable_tensor_value());
+  } else if (value.is_sequence()) {
+    op.set_elem_type(onnx::OptionalProto::SEQUENCE);
+    onnx::SequenceProto* sp = op.mutable_sequence_value();
+    sp->set_elem_type(onnx::SequenceProto::TENSOR);
+    for (const Tensor& t : value.sequence_items()) tensor_to_proto(t, "", sp->add_tensor_values());
+  } else if (declared.inner) {
+    op.set_elem_type(declared.inner->kind == ir::TypeInfo::Kind::kSequence ? onnx::OptionalProto::SEQUENCE
+                                                                          : onnx::OptionalProto::TENSOR);
+  }
+  std::string out;
+  op.SerializeToString(&out);
+  return out;
+}
+
 Result<std::string> serialize_value(const Value& value, const std::string& name) {
   std::string out;
   if (value.is_tensor()) {

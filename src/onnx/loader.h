@@ -45,5 +45,7 @@ Result<Value> load_value_bytes(const void* data, size_t size, const ir::TypeInfo
 
 // Serializes a tensor or sequence Value as TensorProto / SequenceProto bytes.
 Result<std::string> serialize_value(const Value& value, const std::string& name);
+// As above for a value declared `declared`: an optional becomes an OptionalProto around it.
+Result<std::string> serialize_value(const Value& value, const std::string& name, const ir::TypeInfo& declared);
 
 }  // namespace onyx::onnx_format

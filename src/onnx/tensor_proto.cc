@@ -91,6 +91,13 @@ TypedField typed_field(const onnx::TensorProto& p, DataType dtype) {
 // allocated, since the dims of a hostile tensor may claim any size.
 Status check_typed_field(const onnx::TensorProto& p, DataType dtype, const Shape& shape, int64_t n) {
   if (dtype == DataType::kUndefined) return invalid_model("tensor '", p.name(), "' has no data type");
+  if (is_narrow_type(dtype)) {  // one byte of the packed form in each int32_data entry
+    const int64_t bytes = int64_t(data_type_bytes(dtype, n));
+    if (p.int32_data_size() != bytes)
+      return invalid_model("tensor '", p.name(), "' ", data_type_name(dtype), shape_to_string(shape), " needs ", bytes,
+                           " values in int32_data but has ", p.int32_data_size());
+    return Status::Ok();
+  }
   const TypedField f = typed_field(p, dtype);
   if (f.entries != n * f.per_element)
     return invalid_model("tensor '", p.name(), "' ", data_type_name(dtype), shape_to_string(shape), " needs ",
@@ -101,6 +108,12 @@ Status check_typed_field(const onnx::TensorProto& p, DataType dtype, const Shape
 // Fills `t` from the typed repeated fields of `p` (their count checked by check_typed_field).
 void fill_from_typed_fields(const onnx::TensorProto& p, Tensor& t) {
   const int64_t n = t.numel();
+  if (is_narrow_type(t.dtype())) {
+    uint8_t* out = t.data<uint8_t>();
+    const size_t bytes = t.nbytes();
+    for (size_t i = 0; i < bytes; ++i) out[i] = uint8_t(p.int32_data(int(i)));
+    return;
+  }
   switch (t.dtype()) {
     case DataType::kFloat: copy_field<float>(p.float_data(), t); break;
     case DataType::kDouble: copy_field<double>(p.double_data(), t); break;
@@ -134,7 +147,7 @@ void fill_from_typed_fields(const onnx::TensorProto& p, Tensor& t) {
       for (int64_t i = 0; i < n; ++i) out[i] = p.string_data(int(i));
       break;
     }
-    case DataType::kUndefined: break;
+    default: break;  // kUndefined; the narrow types were handled above
   }
 }
 
@@ -158,10 +171,9 @@ Result<ProtoLayout> proto_layout(const onnx::TensorProto& p) {
     if (d < 0) return invalid_model("tensor '", p.name(), "' has negative dim in ", shape_to_string(shape));
   const int64_t n = shape_size(shape);
   if (n < 0) return invalid_model("tensor '", p.name(), "' shape ", shape_to_string(shape), " overflows");
-  const size_t item = data_type_size(dtype);
-  if (n > 0 && uint64_t(n) > (uint64_t(1) << 46) / item)
+  if (n > 0 && uint64_t(n) > (uint64_t(1) << 49) / data_type_bits(dtype))
     return invalid_model("tensor '", p.name(), "' ", shape_to_string(shape), " is too large");
-  return ProtoLayout{dtype, std::move(shape), size_t(n) * item};
+  return ProtoLayout{dtype, std::move(shape), data_type_bytes(dtype, n)};
 }
 
 }  // namespace
@@ -176,7 +188,7 @@ Result<Tensor> tensor_from_proto(onnx::TensorProto& p, ExternalDataResolver* ext
   ONYX_ASSIGN_OR_RETURN(ProtoLayout layout, proto_layout(p));
   const DataType dtype = layout.dtype;
   Shape shape = std::move(layout.shape);
-  const size_t item = data_type_size(dtype);
+  const size_t item = std::max<size_t>(data_type_size(dtype), 1);  // packed types: bytes
   const size_t nbytes = layout.nbytes;
 
   if (p.data_location() == onnx::TensorProto::EXTERNAL) {
@@ -267,6 +279,9 @@ Result<Tensor> tensor_from_sparse_proto(onnx::SparseTensorProto& sp, ExternalDat
   ONYX_ASSIGN_OR_RETURN(Tensor indices, tensor_from_proto(*sp.mutable_indices(), external));
   Shape shape(sp.dims().begin(), sp.dims().end());
   const std::string& name = sp.values().name();
+  if (is_packed_type(values.dtype()))
+    return not_implemented("sparse tensor '", name, "' of packed type ", data_type_name(values.dtype()),
+                           ": onyx does not densify sub-byte sparse values");
   // onyx densifies sparse initializers; the dims are checked before that allocation.
   const int64_t dense_elements = shape_size(shape);
   if (dense_elements < 0 || uint64_t(dense_elements) > kMaxDensifiedBytes / std::max<size_t>(values.itemsize(), 1))

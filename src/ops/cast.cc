@@ -11,7 +11,7 @@ Status infer(InferenceContext& ctx) {
   if (to && to->type == ir::Attribute::Type::kString) {
     if (std::optional<DataType> t = data_type_from_onnx_name(to->s)) elem = *t;
   } else if (to && to->type == ir::Attribute::Type::kInt) {
-    if (to->i > 0 && to->i <= int64_t(DataType::kBFloat16) && is_valid_data_type(int(to->i))) elem = DataType(int(to->i));
+    if (to->i > 0 && to->i <= kLastDataTypeCode && is_valid_data_type(int(to->i))) elem = DataType(int(to->i));
   }
   ctx.set_output(0, elem, ctx.input_shape(0));
   return Status::Ok();

@@ -2,8 +2,8 @@
 """Runs an ONNX backend test suite through `onyx test`.
 
 Two suites: `--suite 1.12` (default), Debian's libonnx-testdata, with expected_pass.txt and
-expected_differ.tsv; `--suite 1.23`, onnx 1.23's cases in ../shared/onnx-backend-1.23 (or
-$ONYX_ONNX_BACKEND_1_23), with expected_pass_onnx-1.23.txt and expected_differ_onnx-1.23.tsv.
+expected_differ.tsv; `--suite 1.23`, onnx 1.23's cases in shared/onnx-backend-1.23 of a folder
+above the checkout (or $ONYX_ONNX_BACKEND_1_23), with expected_pass_onnx-1.23.txt and expected_differ_onnx-1.23.tsv.
 
 Each case runs in its own process with a time limit, so a crash or a hang is reported as
 such and cannot take the others down. With --check, exits non-zero when a case listed in
@@ -24,8 +24,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 SUITE_FILES = {
     "1.12": ("/usr/share/libonnx-testdata/data", ["node", "pytorch-converted", "pytorch-operator", "simple"],
              "expected_pass.txt", "expected_differ.tsv"),
-    "1.23": (os.environ.get("ONYX_ONNX_BACKEND_1_23",
-                            os.path.join(HERE, "..", "..", "..", "shared", "onnx-backend-1.23")),
+    "1.23": (os.environ.get("ONYX_ONNX_BACKEND_1_23") or None,
              ["node", "pytorch-converted", "pytorch-operator", "real", "simple"],
              "expected_pass_onnx-1.23.txt", "expected_differ_onnx-1.23.tsv"),
 }
@@ -33,9 +32,23 @@ DATA, SUITES, EXPECTED, DIFFER = None, None, None, None  # set by select_suite()
 SKIPPED = 77  # exit status when the suite's data is absent (ctest's SKIP_RETURN_CODE)
 
 
+def find_shared(relative):
+    """The first `shared/<relative>` in a folder above this checkout (../shared beside it)."""
+    folder = HERE
+    while True:
+        candidate = os.path.join(folder, "shared", relative)
+        if os.path.isdir(candidate):
+            return candidate
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return os.path.join(HERE, "..", "..", "..", "shared", relative)
+        folder = parent
+
+
 def select_suite(name):
     global DATA, SUITES, EXPECTED, DIFFER
     data, folders, expected, differ = SUITE_FILES[name]
+    data = data or find_shared("onnx-backend-1.23")
     DATA, SUITES = os.path.normpath(data), folders
     EXPECTED, DIFFER = os.path.join(HERE, expected), os.path.join(HERE, differ)
 

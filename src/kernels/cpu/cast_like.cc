@@ -7,6 +7,11 @@ namespace {
 
 class CastLikeKernel final : public Kernel {
  public:
+  Status prepare(const KernelInfo& info) override {
+    ONYX_ASSIGN_OR_RETURN(options_, cast_options_from_node(info, "CastLike"));
+    return Status::Ok();
+  }
+
   Status compute(KernelContext& ctx) const override {
     ONYX_ASSIGN_OR_RETURN(const Tensor* x, unary_input(ctx));
     if (!ctx.has_input(1) || !ctx.input_value(1).is_tensor())
@@ -17,8 +22,11 @@ class CastLikeKernel final : public Kernel {
       return Status::Ok();
     }
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, to, x->shape()));
-    return convert_elements(*x, *y);
+    return convert_elements(*x, *y, options_);
   }
+
+ private:
+  CastOptions options_;
 };
 
 }  // namespace
