@@ -102,6 +102,15 @@ JpegOutcome jpeg_decode_raw(const uint8_t* data, size_t size, JpegError* error, 
     jpeg_destroy_decompress(&cinfo);
     return JpegOutcome::kUnsupportedColour;
   }
+  // Every Huffman-coded block costs at least one bit in its first scan, and one block covers at
+  // most 32 x 32 pixels (4 x 4 subsampling): a larger claim is a truncated or forged file, refused
+  // before its buffer is allocated. (Arithmetic coding has no such bound.)
+  if (!cinfo.arith_code && uint64_t(cinfo.image_width) * cinfo.image_height > uint64_t(size) * 8 * 1024) {
+    std::snprintf(error->message, JMSG_LENGTH_MAX, "%ux%u pixels cannot be coded in %zu bytes", cinfo.image_width,
+                  cinfo.image_height, size);
+    jpeg_destroy_decompress(&cinfo);
+    return JpegOutcome::kFailed;
+  }
   cinfo.out_color_space = JCS_RGB;  // libjpeg's defaults otherwise: JDCT_ISLOW, fancy upsampling
   uint8_t* pixels = pixels_for(context, cinfo.image_height, cinfo.image_width);
   if (!pixels) {
@@ -202,6 +211,14 @@ PngOutcome png_decode_raw(PngState* state, PngRows rows) {
   png_read_info(png, info);
   const png_uint_32 width = png_get_image_width(png, info), height = png_get_image_height(png, info);
   const int colour = png_get_color_type(png, info);
+  // Deflate expands at most 1032-fold and a pixel takes at least one bit: a larger claim is a
+  // truncated or forged file, refused before its buffer is allocated.
+  if (uint64_t(width) * height > uint64_t(state->size) * 8 * 1032) {
+    std::snprintf(state->message, sizeof state->message, "%ux%u pixels cannot be coded in %zu bytes", unsigned(width),
+                  unsigned(height), state->size);
+    png_destroy_read_struct(&png, &info, nullptr);
+    return PngOutcome::kFailed;
+  }
   if (png_get_bit_depth(png, info) == 16) png_set_strip_16(png);  // the top 8 bits, as Pillow keeps
   if (colour == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(png);
   if (colour == PNG_COLOR_TYPE_GRAY && png_get_bit_depth(png, info) < 8) png_set_expand_gray_1_2_4_to_8(png);

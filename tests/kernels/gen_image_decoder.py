@@ -166,7 +166,9 @@ corrupt = bytearray(good)
 corrupt[8 + 25 + 8 + 4] ^= 0xFF  # a byte of the compressed IDAT data (zlib and the CRC both break)
 bad("png_bad_crc", bytes(corrupt), "PNG is malformed or truncated")
 huge_ihdr = png_chunk(b"IHDR", struct.pack(">IIBBBBB", 100000, 100000, 8, 2, 0, 0, 0))
-bad("png_huge", good[:8] + huge_ihdr + good[8 + 25:], "over the limit")
+bad("png_huge", good[:8] + huge_ihdr + good[8 + 25:], "cannot be coded in")
+forged_ihdr = png_chunk(b"IHDR", struct.pack(">IIBBBBB", 4000, 4000, 8, 2, 0, 0, 0))
+bad("png_size_beyond_data", good[:8] + forged_ihdr + good[8 + 25:], "cannot be coded in")
 
 
 # ---------------------------------------------------------------- JPEG (flat blocks)
@@ -213,6 +215,10 @@ jpeg = jpeg_flat_grey(levels)
 cases("jpeg_flat_grey", jpeg, np.repeat(flat[..., None], 3, axis=2))
 bad("jpeg_truncated_scan", jpeg[: len(jpeg) - 6], "JPEG is malformed or truncated")
 bad("jpeg_truncated_header", jpeg[:30], "JPEG is malformed or truncated")
+forged = bytearray(jpeg)
+sof = jpeg.index(b"\xff\xc0")
+forged[sof + 5:sof + 9] = struct.pack(">HH", 8000, 8000)
+bad("jpeg_size_beyond_data", bytes(forged), "cannot be coded in")
 bad("jpeg_soi_only", b"\xff\xd8\xff", "JPEG is malformed or truncated")
 
 
