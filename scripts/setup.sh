@@ -11,6 +11,8 @@ set -euo pipefail
 packages=(
   build-essential cmake ninja-build ccache
   libprotobuf-dev protobuf-compiler libonnx-dev libdnnl-dev ocl-icd-opencl-dev
+  # ImageDecoder's codecs (optional to the build: a missing one leaves that format out).
+  libjpeg62-turbo-dev libpng-dev libwebp-dev libopenjp2-7-dev libtiff-dev
 )
 # --tests: also what the tests need (scripts/test.sh); --sanitizers: that and clang with its
 # runtimes (libFuzzer, ASan, UBSan, TSan), for scripts/sanitize.sh.
