@@ -18,9 +18,11 @@ constexpr int kLanes = 8;              // walks advanced together
 constexpr int64_t kRowBlock = 64;      // rows per task
 constexpr size_t kTreeBlockBytes = 192 * 1024;  // nodes of a tree block (about half an L2)
 
+// Exact membership (binary_search's equivalence would hold NaN equal to everything).
 template <typename C>
 bool in_set(const std::vector<C>& set, C x) {
-  return std::binary_search(set.begin(), set.end(), x);
+  auto it = std::lower_bound(set.begin(), set.end(), x);
+  return it != set.end() && *it == x;
 }
 
 // One step down: the child a row takes at node i. kMode is a Mode of the whole ensemble
