@@ -191,6 +191,7 @@ Result<CompiledEnsemble<C>> compile_ensemble(const EnsembleSpec& spec, const std
         }
       } else {
         p.feature_flags = uint32_t(nd.feature) | comparison_bits(nd.mode) | (nd.missing_tracks_true ? kMissingBit : 0);
+        out.any_missing_tracks_true |= nd.missing_tracks_true;
         p.threshold = nd.mode == Mode::kMember ? set_index_as_threshold<C>(uint32_t(nd.member_set)) : C(nd.threshold);
         p.true_child = int32_t(placed[size_t(nd.true_child)]);
         p.false_child = int32_t(placed[size_t(nd.false_child)]);
@@ -205,6 +206,35 @@ Result<CompiledEnsemble<C>> compile_ensemble(const EnsembleSpec& spec, const std
     out.depths.push_back(int32_t(depth[size_t(root)]));
   }
   out.uniform_mode = uniform == -2 ? int(Mode::kLeq) : uniform;
+  out.tree_blocks.assign(1, 0);
+  size_t bytes = 0;
+  for (size_t t = 0; t < out.roots.size(); ++t) {
+    const size_t end = t + 1 < out.roots.size() ? size_t(out.roots[t + 1]) : out.nodes.size();
+    const size_t tree_bytes = (end - size_t(out.roots[t])) * sizeof(PackedNode<C>);
+    if (bytes > 0 && bytes + tree_bytes > kTreeBlockBytes) {
+      out.tree_blocks.push_back(t);
+      bytes = 0;
+    }
+    bytes += tree_bytes;
+  }
+  out.tree_blocks.push_back(out.roots.size());
+  out.single_contribution_leaves = true;
+  out.leaf_target.assign(out.nodes.size(), 0);
+  out.leaf_weight.assign(out.nodes.size(), 0.0);
+  for (size_t i = 0; i < out.nodes.size(); ++i) {
+    if (out.nodes[i].true_child != int32_t(i)) continue;  // interior (only a leaf loops to itself)
+    const uint32_t begin = out.contribution_begin[i];
+    if (out.contribution_begin[i + 1] - begin != 1) {
+      out.single_contribution_leaves = false;
+      break;
+    }
+    out.leaf_target[i] = out.contribution_target[begin];
+    out.leaf_weight[i] = out.contribution_weight[begin];
+  }
+  if (!out.single_contribution_leaves) {
+    out.leaf_target.clear();
+    out.leaf_weight.clear();
+  }
   return out;
 }
 

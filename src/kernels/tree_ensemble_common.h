@@ -70,6 +70,8 @@ struct PackedNode {
   int32_t false_child;
 };
 
+inline constexpr size_t kTreeBlockBytes = 192 * 1024;  // about a tenth of this machine's 2 MB L2
+
 // An ensemble compiled for comparisons in C (float or double).
 template <typename C>
 struct CompiledEnsemble {
@@ -80,11 +82,20 @@ struct CompiledEnsemble {
   std::vector<uint32_t> contribution_begin;
   std::vector<int32_t> contribution_target;
   std::vector<double> contribution_weight;
+  // When every leaf has exactly one contribution (GradientBoosting, XGBoost, LightGBM, every
+  // TreeEnsemble 5): by packed node index, the leaf's target and weight, read directly.
+  bool single_contribution_leaves = false;
+  std::vector<int32_t> leaf_target;
+  std::vector<double> leaf_weight;
   std::vector<std::vector<C>> member_sets;  // sorted
   int64_t n_targets = 1;
   int64_t feature_count_needed = 0;  // 1 + the largest feature an interior node reads
   Aggregate aggregate = Aggregate::kSum;
   std::vector<double> base_values;
+  bool any_missing_tracks_true = false;
+  // Tree blocks: [tree_blocks[k], tree_blocks[k+1]) hold at most kTreeBlockBytes of nodes
+  // (a single larger tree makes a block of its own).
+  std::vector<size_t> tree_blocks;
   int uniform_mode = -1;  // Mode when every interior node compares the same way (no sets); -1 otherwise
 };
 

@@ -14,9 +14,10 @@ namespace {
 
 constexpr uint32_t kFeatureMask = (1u << 27) - 1;
 constexpr uint32_t kMemberBit = 1u << 27;
-constexpr int kLanes = 8;              // walks advanced together
+constexpr int kLanes = 8;              // walks advanced together (rows through one tree: tails)
+constexpr int kTreeLanes = 8;          // trees of one row
+constexpr int kRowLanes = 8;           // rows through one tree
 constexpr int64_t kRowBlock = 64;      // rows per task
-constexpr size_t kTreeBlockBytes = 192 * 1024;  // nodes of a tree block (about half an L2)
 
 // Exact membership (binary_search's equivalence would hold NaN equal to everything).
 template <typename C>
@@ -27,7 +28,7 @@ bool in_set(const std::vector<C>& set, C x) {
 
 // One step down: the child a row takes at node i. kMode is a Mode of the whole ensemble
 // (0..3) or -1 for the general test by flags (any mode, set membership).
-template <typename C, int kMode>
+template <typename C, int kMode, bool kMissing>
 inline int32_t step(const CompiledEnsemble<C>& e, const PackedNode<C>* nodes, int32_t i, const C* row) {
   const PackedNode<C>& nd = nodes[i];
   const uint32_t ff = nd.feature_flags;
@@ -45,59 +46,71 @@ inline int32_t step(const CompiledEnsemble<C>& e, const PackedNode<C>* nodes, in
       go = in_set(e.member_sets[set], x);
     }
   }
-  go |= (ff >> 28) & uint32_t(x != x);  // NaN: the missing-value branch
+  if constexpr (kMissing) go |= (ff >> 28) & uint32_t(x != x);  // NaN: the missing-value branch
   return go ? nd.true_child : nd.false_child;
 }
 
 // L walks of `depth` steps from start[l] with rows[l]; leaves loop to themselves.
-template <typename C, int kMode, int L>
+template <typename C, int kMode, bool kMissing, int L>
 inline void descend(const CompiledEnsemble<C>& e, const int32_t* start, const C* const* rows, int32_t depth,
                     int32_t* leaf) {
   const PackedNode<C>* nodes = e.nodes.data();
   int32_t cur[L];
   for (int l = 0; l < L; ++l) cur[l] = start[l];
   for (int32_t d = 0; d < depth; ++d)
-    for (int l = 0; l < L; ++l) cur[l] = step<C, kMode>(e, nodes, cur[l], rows[l]);
+    for (int l = 0; l < L; ++l) cur[l] = step<C, kMode, kMissing>(e, nodes, cur[l], rows[l]);
   for (int l = 0; l < L; ++l) leaf[l] = cur[l];
 }
 
+inline void combine(Aggregate aggregate, double& s, double w) {
+  switch (aggregate) {
+    case Aggregate::kSum:
+    case Aggregate::kAverage: s += w; break;
+    case Aggregate::kMin: s = (s != s || w < s) ? w : s; break;
+    case Aggregate::kMax: s = (s != s || w > s) ? w : s; break;
+  }
+}
+
 // Adds leaf `leaf`'s contributions to one row's scores. Min and max start from NaN, "none yet".
-template <typename C>
-inline void add_leaf(const CompiledEnsemble<C>& e, int32_t leaf, double* scores) {
-  const uint32_t end = e.contribution_begin[size_t(leaf) + 1];
-  for (uint32_t k = e.contribution_begin[size_t(leaf)]; k < end; ++k) {
-    double& s = scores[e.contribution_target[k]];
-    const double w = e.contribution_weight[k];
-    switch (e.aggregate) {
-      case Aggregate::kSum:
-      case Aggregate::kAverage: s += w; break;
-      case Aggregate::kMin: s = (s != s || w < s) ? w : s; break;
-      case Aggregate::kMax: s = (s != s || w > s) ? w : s; break;
-    }
+template <typename C, bool kSingle>
+inline void add_leaf(const CompiledEnsemble<C>& e, Aggregate aggregate, int32_t leaf, double* scores) {
+  if constexpr (kSingle) {
+    combine(aggregate, scores[e.leaf_target[size_t(leaf)]], e.leaf_weight[size_t(leaf)]);
+  } else {
+    const uint32_t end = e.contribution_begin[size_t(leaf) + 1];
+    for (uint32_t k = e.contribution_begin[size_t(leaf)]; k < end; ++k)
+      combine(aggregate, scores[e.contribution_target[k]], e.contribution_weight[k]);
   }
 }
 
 // Trees [t0, t1) over rows [r0, r1) of x (row stride f).
-template <typename C, int kMode>
+template <typename C, int kMode, bool kMissing, bool kSingle>
 void run_block(const CompiledEnsemble<C>& e, const C* x, int64_t f, int64_t r0, int64_t r1, size_t t0, size_t t1,
                double* scores) {
   const int64_t nt = e.n_targets;
-  const C* rows[kLanes];
-  int32_t start[kLanes], leaf[kLanes];
-  if (r1 - r0 >= kLanes) {
+  const Aggregate agg = e.aggregate;
+  constexpr int kMost = kRowLanes > kTreeLanes ? kRowLanes : kTreeLanes;
+  const C* rows[kMost];
+  int32_t start[kMost], leaf[kMost];
+  if (r1 - r0 >= kRowLanes) {
     // Lanes over rows: each tree in turn, kLanes rows at a time.
     for (size_t t = t0; t < t1; ++t) {
       const int32_t root = e.roots[t], depth = e.depths[t];
       int64_t r = r0;
+      for (; r + kRowLanes <= r1; r += kRowLanes) {
+        for (int l = 0; l < kRowLanes; ++l) { rows[l] = x + (r + l) * f; start[l] = root; }
+        descend<C, kMode, kMissing, kRowLanes>(e, start, rows, depth, leaf);
+        for (int l = 0; l < kRowLanes; ++l) add_leaf<C, kSingle>(e, agg, leaf[l], scores + (r + l) * nt);
+      }
       for (; r + kLanes <= r1; r += kLanes) {
         for (int l = 0; l < kLanes; ++l) { rows[l] = x + (r + l) * f; start[l] = root; }
-        descend<C, kMode, kLanes>(e, start, rows, depth, leaf);
-        for (int l = 0; l < kLanes; ++l) add_leaf(e, leaf[l], scores + (r + l) * nt);
+        descend<C, kMode, kMissing, kLanes>(e, start, rows, depth, leaf);
+        for (int l = 0; l < kLanes; ++l) add_leaf<C, kSingle>(e, agg, leaf[l], scores + (r + l) * nt);
       }
       for (; r < r1; ++r) {
         rows[0] = x + r * f;
-        descend<C, kMode, 1>(e, &root, rows, depth, leaf);
-        add_leaf(e, leaf[0], scores + r * nt);
+        descend<C, kMode, kMissing, 1>(e, &root, rows, depth, leaf);
+        add_leaf<C, kSingle>(e, agg, leaf[0], scores + r * nt);
       }
     }
     return;
@@ -105,40 +118,48 @@ void run_block(const CompiledEnsemble<C>& e, const C* x, int64_t f, int64_t r0, 
   // Few rows: lanes over trees, one row at a time (contributions still added in tree order).
   for (int64_t r = r0; r < r1; ++r) {
     const C* row = x + r * f;
-    for (int l = 0; l < kLanes; ++l) rows[l] = row;
+    for (int l = 0; l < kTreeLanes; ++l) rows[l] = row;
     size_t t = t0;
-    for (; t + kLanes <= t1; t += kLanes) {
+    for (; t + kTreeLanes <= t1; t += kTreeLanes) {
       int32_t depth = 0;
-      for (int l = 0; l < kLanes; ++l) { start[l] = e.roots[t + l]; depth = std::max(depth, e.depths[t + l]); }
-      descend<C, kMode, kLanes>(e, start, rows, depth, leaf);
-      for (int l = 0; l < kLanes; ++l) add_leaf(e, leaf[l], scores + r * nt);
+      for (int l = 0; l < kTreeLanes; ++l) { start[l] = e.roots[t + l]; depth = std::max(depth, e.depths[t + l]); }
+      descend<C, kMode, kMissing, kTreeLanes>(e, start, rows, depth, leaf);
+      for (int l = 0; l < kTreeLanes; ++l) add_leaf<C, kSingle>(e, agg, leaf[l], scores + r * nt);
     }
     for (; t < t1; ++t) {
-      descend<C, kMode, 1>(e, &e.roots[t], rows, e.depths[t], leaf);
-      add_leaf(e, leaf[0], scores + r * nt);
+      descend<C, kMode, kMissing, 1>(e, &e.roots[t], rows, e.depths[t], leaf);
+      add_leaf<C, kSingle>(e, agg, leaf[0], scores + r * nt);
     }
   }
 }
 
-template <typename C, int kMode>
+template <typename C, int kMode, bool kMissing>
 void run_all(const CompiledEnsemble<C>& e, const C* x, int64_t rows, int64_t f, double* scores) {
-  // Tree blocks by node bytes, so a block stays in cache while a row block goes through it.
-  std::vector<size_t> bounds{0};
-  size_t bytes = 0;
-  for (size_t t = 0; t < e.roots.size(); ++t) {
-    const size_t end = t + 1 < e.roots.size() ? size_t(e.roots[t + 1]) : e.nodes.size();
-    const size_t tree_bytes = (end - size_t(e.roots[t])) * sizeof(PackedNode<C>);
-    if (bytes > 0 && bytes + tree_bytes > kTreeBlockBytes) { bounds.push_back(t); bytes = 0; }
-    bytes += tree_bytes;
-  }
-  bounds.push_back(e.roots.size());
+  // Tree blocks (compile_ensemble's, by node bytes) so that a block stays in cache while a row
+  // block goes through it; a few rows take all trees at once.
+  const std::vector<size_t> all_trees{0, e.roots.size()};
+  const std::vector<size_t>& bounds = rows < kRowLanes ? all_trees : e.tree_blocks;
   const int64_t blocks = (rows + kRowBlock - 1) / kRowBlock;
   parallel_for(blocks, 1, [&](int64_t b0, int64_t b1) {
     for (int64_t b = b0; b < b1; ++b) {
       const int64_t r0 = b * kRowBlock, r1 = std::min(rows, r0 + kRowBlock);
-      for (size_t k = 0; k + 1 < bounds.size(); ++k) run_block<C, kMode>(e, x, f, r0, r1, bounds[k], bounds[k + 1], scores);
+      for (size_t k = 0; k + 1 < bounds.size(); ++k) {
+        if (e.single_contribution_leaves) run_block<C, kMode, kMissing, true>(e, x, f, r0, r1, bounds[k], bounds[k + 1], scores);
+        else run_block<C, kMode, kMissing, false>(e, x, f, r0, r1, bounds[k], bounds[k + 1], scores);
+      }
     }
   });
+}
+
+template <typename C, bool kMissing>
+void run_by_mode(const CompiledEnsemble<C>& e, const C* x, int64_t rows, int64_t f, double* scores) {
+  switch (e.uniform_mode) {
+    case int(Mode::kLeq): run_all<C, int(Mode::kLeq), kMissing>(e, x, rows, f, scores); break;
+    case int(Mode::kLt): run_all<C, int(Mode::kLt), kMissing>(e, x, rows, f, scores); break;
+    case int(Mode::kGte): run_all<C, int(Mode::kGte), kMissing>(e, x, rows, f, scores); break;
+    case int(Mode::kGt): run_all<C, int(Mode::kGt), kMissing>(e, x, rows, f, scores); break;
+    default: run_all<C, -1, kMissing>(e, x, rows, f, scores); break;
+  }
 }
 
 template <typename C, typename T>
@@ -178,13 +199,8 @@ Status evaluate_ensemble(const CompiledEnsemble<C>& e, const Tensor& x, int64_t 
     }
     xp = dst;
   }
-  switch (e.uniform_mode) {
-    case int(Mode::kLeq): run_all<C, int(Mode::kLeq)>(e, xp, rows, features, scores); break;
-    case int(Mode::kLt): run_all<C, int(Mode::kLt)>(e, xp, rows, features, scores); break;
-    case int(Mode::kGte): run_all<C, int(Mode::kGte)>(e, xp, rows, features, scores); break;
-    case int(Mode::kGt): run_all<C, int(Mode::kGt)>(e, xp, rows, features, scores); break;
-    default: run_all<C, -1>(e, xp, rows, features, scores); break;
-  }
+  if (e.any_missing_tracks_true) run_by_mode<C, true>(e, xp, rows, features, scores);
+  else run_by_mode<C, false>(e, xp, rows, features, scores);
   // Finish: average, untouched min/max targets at zero, base values.
   const double trees = double(std::max<size_t>(1, e.roots.size()));
   for (int64_t i = 0; i < rows * nt; ++i) {
