@@ -183,7 +183,7 @@ Result<CompiledEnsemble<C>> compile_ensemble(const EnsembleSpec& spec, const std
       if (nd.mode == Mode::kLeaf) {
         p.threshold = C(0);
         p.feature_flags = 0;
-        p.true_child = p.false_child = self;
+        p.child[0] = p.child[1] = self;
         for (uint32_t k = by_node_begin[size_t(src)]; k < by_node_begin[size_t(src) + 1]; ++k) {
           const EnsembleSpec::Contribution& c = spec.contributions[by_node[k]];
           out.contribution_target.push_back(int32_t(c.target));
@@ -193,8 +193,8 @@ Result<CompiledEnsemble<C>> compile_ensemble(const EnsembleSpec& spec, const std
         p.feature_flags = uint32_t(nd.feature) | comparison_bits(nd.mode) | (nd.missing_tracks_true ? kMissingBit : 0);
         out.any_missing_tracks_true |= nd.missing_tracks_true;
         p.threshold = nd.mode == Mode::kMember ? set_index_as_threshold<C>(uint32_t(nd.member_set)) : C(nd.threshold);
-        p.true_child = int32_t(placed[size_t(nd.true_child)]);
-        p.false_child = int32_t(placed[size_t(nd.false_child)]);
+        p.child[1] = int32_t(placed[size_t(nd.true_child)]);
+        p.child[0] = int32_t(placed[size_t(nd.false_child)]);
         out.feature_count_needed = std::max<int64_t>(out.feature_count_needed, nd.feature + 1);
         const int m = nd.mode <= Mode::kGt ? int(nd.mode) : -1;
         uniform = uniform == -2 ? m : (uniform == m ? uniform : -1);
@@ -222,7 +222,7 @@ Result<CompiledEnsemble<C>> compile_ensemble(const EnsembleSpec& spec, const std
   out.leaf_target.assign(out.nodes.size(), 0);
   out.leaf_weight.assign(out.nodes.size(), 0.0);
   for (size_t i = 0; i < out.nodes.size(); ++i) {
-    if (out.nodes[i].true_child != int32_t(i)) continue;  // interior (only a leaf loops to itself)
+    if (out.nodes[i].child[1] != int32_t(i)) continue;  // interior (only a leaf loops to itself)
     const uint32_t begin = out.contribution_begin[i];
     if (out.contribution_begin[i + 1] - begin != 1) {
       out.single_contribution_leaves = false;

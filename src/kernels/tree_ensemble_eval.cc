@@ -47,7 +47,7 @@ inline int32_t step(const CompiledEnsemble<C>& e, const PackedNode<C>* nodes, in
     }
   }
   if constexpr (kMissing) go |= (ff >> 28) & uint32_t(x != x);  // NaN: the missing-value branch
-  return go ? nd.true_child : nd.false_child;
+  return nd.child[go & 1u];
 }
 
 // L walks of `depth` steps from start[l] with rows[l]; leaves loop to themselves.

@@ -1,5 +1,6 @@
-// ai.onnx.ml TreeEnsembleClassifier (versions 1 and 3; deprecated from ai.onnx.ml 5 by TreeEnsemble): X [N, F] of float, double, int64 or
-// int32 -> Y [N] class labels (int64 or string) and Z [N, E] float scores.
+// ai.onnx.ml TreeEnsembleClassifier (versions 1 and 3, registered for ai.onnx.ml 1..4: version 5
+// deprecates it for TreeEnsemble): X [N, F] (or [F]) of float, double, int64 or int32 ->
+// Y [N] class labels (int64 or string) and Z [N, E] float scores.
 //
 // Scores: for each class, the sum over trees of the weights of the leaves reached (class_*),
 // plus base_values, then post_transform (NONE, SOFTMAX, LOGISTIC, SOFTMAX_ZERO, PROBIT) over

@@ -1,5 +1,6 @@
-// ai.onnx.ml TreeEnsembleRegressor (versions 1 and 3; deprecated from ai.onnx.ml 5 by TreeEnsemble): X [N, F] of float, double, int64 or
-// int32 -> Y [N, n_targets] float.
+// ai.onnx.ml TreeEnsembleRegressor (versions 1 and 3, registered for ai.onnx.ml 1..4: version 5
+// deprecates it for TreeEnsemble): X [N, F] (or [F]) of float, double, int64 or int32 ->
+// Y [N, n_targets] float.
 //
 // Y[r, t] = aggregate_function (SUM, AVERAGE over the trees, MIN, MAX) of the target_* weights
 // for target t of the leaves row r reaches, plus base_values[t], then post_transform over the
