@@ -1,0 +1,6 @@
+// Swish: same type and shape as its input (elementwise).
+#include "ops/op_rule.h"
+
+namespace onyx::ops {
+ONYX_REGISTER_OP_RULE("", "Swish", 24, 1000, infer_same_as_input0);
+}  // namespace onyx::ops
