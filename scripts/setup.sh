@@ -7,10 +7,11 @@ set -euo pipefail
 
 # What building onyx needs (scripts/demo.sh installs only these).
 # ocl-icd-opencl-dev: Debian's oneDNN CMake config looks for OpenCL (a Recommends of
-# libdnnl-dev, which --no-install-recommends skips).
+# libdnnl-dev, which --no-install-recommends skips). libre2-dev: RE2, the regular expressions
+# of RegexFullMatch (found through pkg-config; pkgconf provides it).
 packages=(
-  build-essential cmake ninja-build ccache
-  libprotobuf-dev protobuf-compiler libonnx-dev libdnnl-dev ocl-icd-opencl-dev
+  build-essential cmake ninja-build ccache pkgconf
+  libprotobuf-dev protobuf-compiler libonnx-dev libdnnl-dev ocl-icd-opencl-dev libre2-dev
   # ImageDecoder's codecs (optional to the build: a missing one leaves that format out).
   libjpeg62-turbo-dev libpng-dev libwebp-dev libopenjp2-7-dev libtiff-dev
 )

@@ -1,7 +1,8 @@
 // DFT: input [..., 1 or 2] -> output of the same type and rank, last dim 2; the transformed
 // axis has dft_length (input 1, when constant; the input's size when omitted) values, or
 // length / 2 + 1 when onesided. The axis is an attribute (default 1) before opset 20 and
-// input 2 (default -2) from opset 20.
+// input 2 (default -2) from opset 20. With inverse=1 and onesided=1 (irfft) the last dim is
+// 1 and the axis has dft_length values (default 2 * (input length - 1)).
 #include "ops/signal_shape.h"
 
 namespace onyx::ops {
@@ -14,8 +15,9 @@ Status infer_dft(InferenceContext& ctx) {
     return Status::Ok();
   }
   const int64_t rank = int64_t(x.dims.size());
+  const bool irfft = ctx.attr_int("inverse", 0) != 0 && ctx.attr_int("onesided", 0) != 0;
   SymbolicShape out = x;
-  out.dims.back() = Dim{2, ""};
+  out.dims.back() = Dim{irfft ? 1 : 2, "", ""};
   std::optional<int64_t> axis;
   if (ctx.opset() < 20) axis = ctx.attr_int("axis", 1);
   else if (!ctx.has_input(2)) axis = -2;
@@ -29,9 +31,11 @@ Status infer_dft(InferenceContext& ctx) {
   Dim& len = out.dims[size_t(*axis)];
   if (ctx.has_input(1)) {
     const auto n = constant_int_scalar(ctx, 1);
-    len = n ? Dim{*n, ""} : Dim{};
+    len = n ? Dim{*n, "", ""} : Dim{};
+  } else if (irfft) {
+    len = len.value && *len.value >= 1 ? Dim{2 * (*len.value - 1), "", ""} : Dim{};
   }
-  if (ctx.attr_int("onesided", 0) != 0) len = len.value ? Dim{*len.value / 2 + 1, ""} : Dim{};
+  if (ctx.attr_int("onesided", 0) != 0 && !irfft) len = len.value ? Dim{*len.value / 2 + 1, "", ""} : Dim{};
   ctx.set_output(0, elem, std::move(out));
   return Status::Ok();
 }

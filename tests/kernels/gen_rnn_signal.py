@@ -219,6 +219,29 @@ w.bad("dft_axis_is_complex_dim", "DFT", [("x", np.zeros((1, 5, 1), f32))], [("y"
 w.bad("dft_length_zero", "DFT", [("x", np.zeros((1, 5, 1), f32)), ("n", np.array(0, np.int64))], [("y", TP.FLOAT)], "must be positive", axis=1)
 
 
+def irfft_case(name, shape, axis, length=None, dtype=f32, opset=20):
+    """DFT with inverse=1 and onesided=1: numpy's irfft of a half spectrum, a real signal out."""
+    x = rng.standard_normal(shape + (2,))
+    ax = axis if axis >= 0 else axis + 1
+    y = np.fft.irfft(x[..., 0] + 1j * x[..., 1], n=length, axis=ax)
+    inputs = [("x", x.astype(dtype)), ("len", None if length is None else np.array(length, np.int64))]
+    attrs = dict(inverse=1, onesided=1)
+    if opset >= 20:
+        inputs.append(("axis", np.array(axis, np.int64)))
+    else:
+        attrs["axis"] = axis
+    w.case(name, "DFT", inputs, [("y", y[..., np.newaxis].astype(dtype))], opset=opset, **attrs)
+
+
+irfft_case("dft_irfft_default_length", (2, 6, 3), 1)
+irfft_case("dft_irfft_odd_length", (2, 6, 3), 1, length=11)
+irfft_case("dft_irfft_pad_spectrum", (2, 4, 3), -2, length=16)
+irfft_case("dft_irfft_truncate_spectrum", (3, 9), 1, length=6, dtype=np.float64)
+irfft_case("dft_irfft_opset17_axis2", (2, 3, 7), 2, opset=17)
+w.bad("dft_irfft_length_one_input", "DFT", [("x", np.zeros((1, 1, 2), f32))], [("y", TP.FLOAT)], "must be positive",
+      axis=1, inverse=1, onesided=1)
+
+
 def stft_case(name, batch, L, step, n, window=False, complex_in=False, onesided=1, give_len=True, dtype=f32):
     x = rng.standard_normal((batch, L, 2 if complex_in else 1))
     xc = x[..., 0] + (1j * x[..., 1] if complex_in else 0)

@@ -1,0 +1,6 @@
+// LpNormalization: same type and shape as its input.
+#include "ops/op_rule.h"
+
+namespace onyx::ops {
+ONYX_REGISTER_OP_RULE("", "LpNormalization", 1, 1000, infer_same_as_input0);
+}  // namespace onyx::ops
