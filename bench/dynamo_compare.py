@@ -130,6 +130,7 @@ def main():
 
     # 2. interleaved timing
     medians = {label(*c): [] for c in confs}
+    rss = {label(*c): [] for c in confs}
     for r in range(a.rounds):
         order = confs[r % len(confs):] + confs[:r % len(confs)]
         for tool, model, extra in order:
@@ -139,20 +140,23 @@ def main():
             if not ok:
                 compare.log(f"round {r + 1} {lab}: {detail}")
                 continue
-            med = compare.read_json(js)["median_ms"]
+            fig = compare.read_json(js)
+            med = fig["median_ms"]
             medians[lab].append(med)
+            rss[lab].append(fig.get("peak_rss_mb"))
             compare.log(f"round {r + 1}/{a.rounds} {lab}: median {med:.1f} ms")
 
     ort_fig = {m: statistics.median(medians[label("ORT", m, [])]) for m in (base, dynamo)}
     fused = statistics.median(medians[label("onyx", base, [])])
     lines = ["| configuration | median ms (median of rounds) | per-round medians | vs ORT, same model | "
-             f"vs onyx on {base} |", "| --- | ---: | --- | ---: | ---: |"]
+             f"vs onyx on {base} | peak RSS MB |", "| --- | ---: | --- | ---: | ---: | ---: |"]
     for tool, model, extra in confs:
         lab = label(tool, model, extra)
         vals = medians[lab]
         med = statistics.median(vals) if vals else None
         lines.append(f"| {lab} | {compare.fmt(med)} | {' '.join(f'{v:.1f}' for v in vals)} | "
-                     f"{compare.fmt(compare.ratio(med, ort_fig[model]), 2)} | {compare.fmt(compare.ratio(med, fused), 2)} |")
+                     f"{compare.fmt(compare.ratio(med, ort_fig[model]), 2)} | {compare.fmt(compare.ratio(med, fused), 2)} | "
+                     f"{compare.fmt(compare.median_fig([{'r': x} for x in rss[lab]], 'r'), 0)} |")
     lines.append("")
     what = f"logits and presents, one token after {a.decode_step}" if decoder else f"logits, seq {a.seq}"
     lines.append(f"| outputs ({what}) | max abs | max rel |")
