@@ -48,6 +48,9 @@ MODELS = {
     "bert_base": {"inputs": [("input_ids", "ids:30522"), ("attention_mask", "mask"),
                              ("token_type_ids", "token_type")], "runs": 10, "warmup": 2, "seq": True},
     "gpt2_small": {"inputs": [("input_ids", "ids:50257")], "runs": 10, "warmup": 2, "seq": True},
+    # bench/make_gpt2_dynamo.py: the same GPT-2 through torch's dynamo exporter, fed the same inputs
+    "gpt2_small_dynamo": {"inputs": [("input_ids", "ids:50257")], "runs": 10, "warmup": 2, "seq": True,
+                          "inputs_like": "gpt2_small"},
 }
 FIGURES = ["create_ms", "first_run_ms", "min_ms", "median_ms", "p90_ms", "peak_rss_mb"]
 
@@ -59,7 +62,10 @@ def log(msg):
 def make_inputs(model, batch, seq, dirpath):
     """Writes <input_name>.npy for MODEL into DIRPATH; the same arguments give the same bytes."""
     os.makedirs(dirpath, exist_ok=True)
-    rng = np.random.default_rng(sorted(MODELS).index(model) * 1000 + batch * 10000 + seq)
+    # A model with "inputs_like" takes that model's inputs; the others' seeds stay as they were.
+    like = MODELS[model].get("inputs_like", model)
+    rng = np.random.default_rng(sorted(k for k in MODELS if "inputs_like" not in MODELS[k]).index(like) * 1000 +
+                                batch * 10000 + seq)
     for name, kind in MODELS[model]["inputs"]:
         if kind == "image":
             a = rng.standard_normal((batch, 3, 224, 224), dtype=np.float32)
@@ -216,7 +222,8 @@ def machine(a=None):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--models", default=",".join(MODELS), help="comma-separated (default: all four)")
+    ap.add_argument("--models", default="resnet50,mobilenet_v2,bert_base,gpt2_small",
+                    help="comma-separated (default: the four of make_models.py; also gpt2_small_dynamo)")
     ap.add_argument("--models-dir", default=os.path.join(HERE, "models"))
     ap.add_argument("--threads", default="1,2", help="comma-separated thread counts (default 1,2)")
     ap.add_argument("--runs", type=int, help="timed runs per process (default: 50 mobilenet_v2, 10 others)")
@@ -259,7 +266,8 @@ def main():
         spec = MODELS[m]
         model_path = os.path.join(a.models_dir, m + ".onnx")
         if not os.path.exists(model_path):
-            sys.exit(f"{model_path} is missing: run /usr/bin/python3 bench/make_models.py first")
+            maker = "make_gpt2_dynamo.py" if m == "gpt2_small_dynamo" else "make_models.py"
+            sys.exit(f"{model_path} is missing: run bench/{maker} first")
         seq = a.seq if spec.get("seq") else None
         tag = f"{m}_b{a.batch}" + (f"_s{seq}" if seq else "")
         label = m + (f" b{a.batch}" if a.batch != 1 else "") + (f" seq{seq}" if seq else "")

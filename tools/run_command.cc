@@ -8,6 +8,8 @@
 // --save-optimized writes the graph after optimisation as an ONNX model (large initializers
 // in the external file NAME beside it with --save-optimized-external).
 // --bf16-gemm: SessionOptions::bf16_gemm (float32 MatMul/Gemm with constant weights in bf16).
+// --disable-optimizer NAME (repeatable): that pass left out (SessionOptions::disabled_optimizers),
+// as for onyx bench, so an A/B timing can check the outputs of both sides.
 // --provider cuda[,cpu] [--provider-option KEY=VALUE]... [--strict-placement]: execution
 // providers in priority order (SessionOptions::providers); --placement prints where the nodes
 // run, which fell back to the CPU and why, and the copies between devices.
@@ -30,7 +32,7 @@ namespace {
 std::string usage() {
   const std::string indent = "\n                ";
   return "usage: onyx run MODEL [--input NAME=FILE]... [--inputs-dir DIR] [--outputs-dir DIR] [--random-inputs]" +
-         indent + "[--profile FILE] [--bf16-gemm] [--placement]" + indent + kFreeDimUsage + indent + kSaveUsage +
+         indent + "[--profile FILE] [--bf16-gemm] [--placement] [--disable-optimizer NAME]..." + indent + kFreeDimUsage + indent + kSaveUsage +
          indent + kProviderUsage +
          "\n"
          "Runs MODEL once; prints its outputs and the time taken. FILE is .npy or an ONNX TensorProto .pb; DIR\n"
@@ -66,6 +68,9 @@ Result<RunArgs> parse(const std::vector<std::string>& args) {
       r.options.bf16_gemm = true;
     } else if (a == "--placement") {
       r.placement = true;
+    } else if (a == "--disable-optimizer") {
+      ONYX_ASSIGN_OR_RETURN(std::string v, next());
+      r.options.disabled_optimizers.insert(v);
     } else if (is_save_flag(a)) {
       ONYX_ASSIGN_OR_RETURN(std::string v, next());
       parse_save_flag(a, v, r.options);

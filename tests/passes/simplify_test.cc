@@ -70,6 +70,33 @@ TEST(ConstantFolding, KernelErrorsAreLeftForTheRun) {
   EXPECT_EQ(histogram(after.graph), (std::map<std::string, int>{{"Add", 1}, {"Reshape", 1}}));
 }
 
+// A tied embedding / output projection (torch's dynamo export of GPT-2): Gather(W) and
+// MatMul(h, Transpose(W)) with W over 1M elements. Folding the Transpose would keep a second,
+// transposed W; it stays for matmul_transpose_fusion (FusedMatMul transB) instead. A W read
+// by the Transpose alone still folds.
+TEST(ConstantFolding, TransposeOfASharedLargeWeightStaysForTheProduct) {
+  for (bool shared : {true, false}) {
+    SCOPED_TRACE(shared ? "W also gathered" : "W read by the Transpose alone");
+    PassModel m;
+    m.input("ids", {2}, onnx::TensorProto::INT64);
+    m.input("h", {2, 64});
+    m.init_random("w", {16400, 64}, 0.1f);  // 1,049,600 elements
+    attr_ints(m.node("Transpose", {"w"}, {"wt"}), "perm", {1, 0});
+    m.node("MatMul", {"h", "wt"}, {"logits"});
+    m.output("logits");
+    if (shared) {
+      attr_int(m.node("Gather", {"w", "ids"}, {"emb"}), "axis", 0);
+      m.output("emb");
+    }
+    ir::Model folded = check_rewrite(m, {"constant_folding"},
+                                     shared ? std::map<std::string, int>{{"Transpose", 1}, {"MatMul", 1}, {"Gather", 1}}
+                                            : std::map<std::string, int>{{"MatMul", 1}});
+    EXPECT_EQ(folded.graph.initializers.count("wt"), shared ? 0u : 1u);
+    if (shared)
+      check_rewrite(m, {}, {{"com.microsoft:FusedMatMul", 1}, {"Gather", 1}}, 1e-5, 1e-5, 2);
+  }
+}
+
 TEST(ShapeFolding, TorchReshapeChainCollapses) {
   // y = x.reshape(x.size(0), -1) as torch exports it, with static shapes.
   PassModel m;

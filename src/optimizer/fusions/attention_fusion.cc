@@ -24,48 +24,12 @@
 #include <map>
 
 #include "optimizer/fusions/fusion_util.h"
+#include "optimizer/fusions/head_split.h"
 #include "optimizer/fusions/shape_trace.h"
 #include "optimizer/pass.h"
 
 namespace onyx::optimizer {
 namespace {
-
-// True when shape element `e` of a Reshape (allowzero off when `copy_zero`) at position `axis`
-// provably gives dim `axis` of one of `values`.
-bool keeps_dim(const GraphIndex& g, const ShapeElem& e, int64_t axis, const std::vector<std::string>& values,
-               bool copy_zero) {
-  for (const auto& v : values) {
-    if (e.of == v && e.axis == axis) return true;
-    if (e.value && *e.value == 0 && copy_zero) return true;
-    const Dim* want = static_dim(g, v, axis);
-    if (e.value && *e.value > 0 && want && want->value && *want->value == *e.value) return true;
-    if (!e.of.empty() && same_dim(static_dim(g, e.of, e.axis), want)) return true;
-  }
-  return false;
-}
-
-bool copies_zero(const ir::Node& reshape) {
-  const ir::Attribute* a = reshape.attribute("allowzero");
-  return !a || a->i == 0;
-}
-
-// (N, H) when Reshape node `r` provably turns its rank-3 input [B, S, N*H] into [B, S, N, H].
-std::optional<std::pair<int64_t, int64_t>> split_heads(const GraphIndex& g, const ir::Node& r) {
-  if (!is_op(r, "Reshape") || r.inputs.size() != 2 || g.rank(r.inputs[0]) != 3) return std::nullopt;
-  const auto last = g.last_dim(r.inputs[0]);
-  auto e = shape_elements(g, r.inputs[1]);
-  if (!last || !e || e->size() != 4 || !(*e)[2].value || !(*e)[3].value) return std::nullopt;
-  const int64_t n = *(*e)[2].value, h = *(*e)[3].value;
-  if (n <= 0 || h <= 0 || n * h != *last) return std::nullopt;
-  const std::vector<std::string> x = {r.inputs[0]};
-  if (!keeps_dim(g, (*e)[0], 0, x, copies_zero(r)) || !keeps_dim(g, (*e)[1], 1, x, copies_zero(r))) return std::nullopt;
-  return std::make_pair(n, h);
-}
-
-bool is_transpose(const ir::Node& n, std::vector<int64_t> perm) {
-  const ir::Attribute* p = n.attribute("perm");
-  return is_op(n, "Transpose") && n.inputs.size() == 1 && p && p->ints == perm;
-}
 
 // The node producing `v` when it has op `op` and one output, and `v` is read by one node of
 // the pattern and otherwise only by Shape nodes, or (when `transposed_shape_readers`) by

@@ -13,7 +13,8 @@
 // kMaxFoldElements elements in all unless no larger than the node's inputs together. The size
 // must be known before running: from the static types, or because the op never outputs more
 // elements than its inputs hold (a listed shrinking op; checked again after). A kernel that
-// refuses the inputs leaves the node to fail at run as it would have.
+// refuses the inputs leaves the node to fail at run as it would have. Also left: a Transpose of
+// a large shared weight read only as MatMuls' B (duplicates_shared_weight).
 #include <algorithm>
 #include <map>
 #include <set>
@@ -118,6 +119,33 @@ class ConstantFolding final : public Pass {
   }
 
  private:
+  // True for Transpose(W) of the last two dims of a large W (over kMaxFoldElements) that other
+  // nodes also read, when only MatMuls read the result, as their B: a tied embedding / output
+  // projection, as torch's dynamo export writes GPT-2's lm_head. Folding would keep a
+  // transposed copy of W beside W; matmul_transpose_fusion makes the product a FusedMatMul
+  // with transB instead, which packs W as stored.
+  static bool duplicates_shared_weight(const GraphIndex& g, const ir::Node& n, int64_t input_elements) {
+    if (n.op_type != "Transpose" || n.inputs.size() != 1 || n.outputs.size() != 1 || input_elements <= kMaxFoldElements ||
+        g.consumers(n.inputs[0]).size() < 2 || g.is_graph_output(n.outputs[0]) || g.is_captured(n.outputs[0]) ||
+        g.consumers(n.outputs[0]).empty())
+      return false;
+    const ir::Attribute* perm = n.attribute("perm");
+    const Tensor* w = g.constant(n.inputs[0]);
+    const std::optional<int64_t> rank = w ? std::optional<int64_t>(w->rank()) : g.rank(n.inputs[0]);
+    if (!rank || *rank < 2 || (perm && int64_t(perm->ints.size()) != *rank)) return false;
+    for (int64_t k = 0; k < *rank; ++k) {  // no perm: the dims reversed
+      const int64_t want = k == *rank - 2 ? *rank - 1 : k == *rank - 1 ? *rank - 2 : k;
+      if ((perm ? perm->ints[size_t(k)] : *rank - 1 - k) != want) return false;
+    }
+    for (size_t c : g.consumers(n.outputs[0])) {
+      const ir::Node& m = g.node(c);
+      if (m.op_type != "MatMul" || !m.domain.empty() || m.inputs.size() != 2 || m.inputs[1] != n.outputs[0] ||
+          m.inputs[0] == n.outputs[0])
+        return false;
+    }
+    return true;
+  }
+
   // The node's outputs computed by its kernel (one per output, undefined for omitted ones)
   // when it may be folded; nullopt otherwise.
   template <typename ConstantOf, typename TypeOf>
@@ -137,6 +165,7 @@ class ConstantFolding final : public Pass {
       inputs.push_back(t);
     }
     if (!any) return std::nullopt;
+    if (duplicates_shared_weight(g, n, input_elements)) return std::nullopt;
     bool needed = false;
     for (const auto& o : n.outputs) needed = needed || (!o.empty() && !g.unused(o));
     if (!needed) return std::nullopt;  // dead_node_elimination's job
