@@ -31,7 +31,8 @@ class SwishKernel final : public Kernel {
           swish_row(xp + begin, nullptr, yp + begin, end - begin, alpha_);
         } else if constexpr (std::is_same_v<T, double>) {
           const double alpha = alpha_;
-          for (int64_t i = begin; i < end; ++i) yp[i] = xp[i] / (1.0 + std::exp(-alpha * xp[i]));
+          for (int64_t i = begin; i < end; ++i)
+            yp[i] = alpha * xp[i] == -INFINITY ? 0.0 : xp[i] / (1.0 + std::exp(-alpha * xp[i]));
         } else {
           float buf[kTile];
           for (int64_t t = begin; t < end; t += kTile) {
