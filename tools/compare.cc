@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <sstream>
 
 #include "core/narrow_types.h"
@@ -93,6 +94,37 @@ std::string compare_tensors(const Tensor& e, const Tensor& a, const Tolerance& t
   return os.str();
 }
 
+// Maps compare by key, in any order: the same key set, and each key's value within tolerance.
+std::string compare_maps(const Value& e, const Value& a, const Tolerance& tol) {
+  if (e.map_keys().dtype() != a.map_keys().dtype() || e.map_values().dtype() != a.map_values().dtype())
+    return "map type: expected " + e.describe() + ", got " + a.describe();
+  const Tensor& ek = e.map_keys();
+  const Tensor& ak = a.map_keys();
+  if (ek.numel() != ak.numel())
+    return "map size: expected " + std::to_string(ek.numel()) + ", got " + std::to_string(ak.numel());
+  const bool strings = ek.dtype() == DataType::kString;
+  auto key_text = [&](const Tensor& k, int64_t i) { return strings ? k.data<std::string>()[i] : std::to_string(k.get_int64(i)); };
+  std::vector<int64_t> order(size_t(ak.numel()));
+  for (int64_t i = 0; i < ak.numel(); ++i) order[size_t(i)] = i;
+  for (int64_t i = 0; i < ek.numel(); ++i) {
+    const std::string key = key_text(ek, i);
+    int64_t found = -1;
+    for (int64_t j = 0; j < ak.numel() && found < 0; ++j)
+      if (key_text(ak, j) == key) found = j;
+    if (found < 0) return "map key '" + key + "' is missing";
+    order[size_t(i)] = found;
+  }
+  // The actual values in the expected map's key order, compared as 1-D tensors.
+  const Tensor& av = a.map_values();
+  Tensor reordered(av.dtype(), {av.numel()});
+  for (int64_t i = 0; i < av.numel(); ++i) {
+    if (av.dtype() == DataType::kString) reordered.data<std::string>()[i] = av.data<std::string>()[order[size_t(i)]];
+    else std::memcpy(static_cast<char*>(reordered.raw_data()) + size_t(i) * av.itemsize(),
+                     static_cast<const char*>(av.raw_data()) + size_t(order[size_t(i)]) * av.itemsize(), av.itemsize());
+  }
+  return compare_tensors(e.map_values(), reordered, tol);
+}
+
 }  // namespace
 
 std::string compare_values(const Value& expected, const Value& actual, const Tolerance& tol) {
@@ -106,6 +138,17 @@ std::string compare_values(const Value& expected, const Value& actual, const Tol
     for (size_t i = 0; i < es.size(); ++i) {
       std::string d = compare_tensors(es[i], as[i], tol);
       if (!d.empty()) return "item " + std::to_string(i) + ": " + d;
+    }
+  }
+  if (expected.is_map()) return compare_maps(expected, actual, tol);
+  if (expected.is_map_sequence()) {
+    const auto& es = expected.map_sequence_items();
+    const auto& as = actual.map_sequence_items();
+    if (es.size() != as.size())
+      return "sequence length: expected " + std::to_string(es.size()) + ", got " + std::to_string(as.size());
+    for (size_t i = 0; i < es.size(); ++i) {
+      std::string d = compare_maps(es[i], as[i], tol);
+      if (!d.empty()) return "map " + std::to_string(i) + ": " + d;
     }
   }
   return "";

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 
@@ -363,10 +364,88 @@ Result<Value> value_from_sequence(onnx::SequenceProto& sp) {
   return Value::sequence(std::move(items), elem);
 }
 
+// A MapProto as a map Value: int64 or string keys; its values a sequence of scalar (or
+// one-element) tensors of one element type, as many as the keys.
+Result<Value> value_from_map(onnx::MapProto& mp, DataType declared_value_type) {
+  const int64_t n = mp.key_type() == onnx::TensorProto::STRING ? mp.string_keys_size() : mp.keys_size();
+  Tensor keys;
+  if (mp.key_type() == onnx::TensorProto::STRING) {
+    ONYX_ASSIGN_OR_RETURN(keys, Tensor::create(DataType::kString, {n}));
+    for (int64_t i = 0; i < n; ++i) keys.data<std::string>()[i] = mp.string_keys(int(i));
+  } else if (mp.key_type() == onnx::TensorProto::INT64) {
+    ONYX_ASSIGN_OR_RETURN(keys, Tensor::create(DataType::kInt64, {n}));
+    for (int64_t i = 0; i < n; ++i) keys.data<int64_t>()[i] = mp.keys(int(i));
+  } else {
+    return not_implemented("maps with key type ", mp.key_type(), " (only int64 and string keys are read)");
+  }
+  auto& vs = *mp.mutable_values();
+  if (vs.elem_type() != onnx::SequenceProto::TENSOR && vs.elem_type() != onnx::SequenceProto::UNDEFINED)
+    return not_implemented("maps whose values are not tensors");
+  if (vs.tensor_values_size() != n)
+    return invalid_argument("a map with ", n, " keys has ", vs.tensor_values_size(), " values");
+  std::vector<Tensor> items;
+  DataType value_type = DataType::kUndefined;
+  for (auto& tp : *vs.mutable_tensor_values()) {
+    ONYX_ASSIGN_OR_RETURN(Tensor t, tensor_from_proto(tp, nullptr));
+    if (t.numel() != 1) return invalid_argument("a map value must be one element, got ", t.describe());
+    if (value_type != DataType::kUndefined && t.dtype() != value_type)
+      return invalid_argument("a map's values differ in type: ", data_type_name(value_type), " and ", t.describe());
+    value_type = t.dtype();
+    items.push_back(std::move(t));
+  }
+  if (value_type == DataType::kUndefined)  // an empty map: its declared value type
+    value_type = declared_value_type == DataType::kUndefined ? DataType::kFloat : declared_value_type;
+  ONYX_ASSIGN_OR_RETURN(Tensor values, Tensor::create(value_type, {n}));
+  for (int64_t i = 0; i < n; ++i) {
+    const Tensor& t = items[size_t(i)];
+    if (value_type == DataType::kString) values.data<std::string>()[i] = t.data<std::string>()[0];
+    else std::memcpy(static_cast<char*>(values.raw_data()) + size_t(i) * t.itemsize(), t.raw_data(), t.itemsize());
+  }
+  return Value::map(std::move(keys), std::move(values));
+}
+
+void map_to_proto(const Value& map, const std::string& name, onnx::MapProto* mp) {
+  mp->set_name(name);
+  const Tensor& keys = map.map_keys();
+  const Tensor& values = map.map_values();
+  mp->set_key_type(int(keys.dtype()));
+  auto* vs = mp->mutable_values();
+  vs->set_elem_type(onnx::SequenceProto::TENSOR);
+  for (int64_t i = 0; i < keys.numel(); ++i) {
+    if (keys.dtype() == DataType::kString) mp->add_string_keys(keys.data<std::string>()[i]);
+    else mp->add_keys(keys.get_int64(i));
+    Tensor one(values.dtype(), {});
+    if (values.dtype() == DataType::kString) one.data<std::string>()[0] = values.data<std::string>()[i];
+    else std::memcpy(one.raw_data(), static_cast<const char*>(values.raw_data()) + size_t(i) * values.itemsize(), values.itemsize());
+    tensor_to_proto(one, "", vs->add_tensor_values());
+  }
+}
+
 }  // namespace
 
 Result<Value> load_value_bytes(const void* data, size_t size, const ir::TypeInfo& expected, const std::string& what) {
   using K = ir::TypeInfo::Kind;
+  if (expected.kind == K::kMap) {
+    onnx::MapProto mp;
+    ONYX_RETURN_IF_ERROR(parse_message(data, size, &mp, "MapProto"));
+    return value_from_map(mp, expected.inner ? expected.inner->elem_type : DataType::kUndefined);
+  }
+  if (expected.kind == K::kSequence && expected.inner && expected.inner->kind == K::kMap) {
+    onnx::SequenceProto sp;
+    ONYX_RETURN_IF_ERROR(parse_message(data, size, &sp, "SequenceProto"));
+    if (sp.elem_type() != onnx::SequenceProto::MAP && sp.elem_type() != onnx::SequenceProto::UNDEFINED)
+      return invalid_argument("'", what, "' holds a sequence of ", sp.elem_type(), "-kind items where maps were declared");
+    std::vector<Value> maps;
+    for (auto& mp : *sp.mutable_map_values()) {
+      ONYX_ASSIGN_OR_RETURN(Value m, value_from_map(mp, expected.inner->inner ? expected.inner->inner->elem_type
+                                                                             : DataType::kUndefined));
+      maps.push_back(std::move(m));
+    }
+    const DataType key = maps.empty() ? expected.inner->elem_type : maps[0].map_keys().dtype();
+    const DataType value = maps.empty() ? (expected.inner->inner ? expected.inner->inner->elem_type : DataType::kUndefined)
+                                        : maps[0].map_values().dtype();
+    return Value::map_sequence(std::move(maps), key, value);
+  }
   if (expected.kind == K::kSequence) {
     onnx::SequenceProto sp;
     ONYX_RETURN_IF_ERROR(parse_message(data, size, &sp, "SequenceProto"));
@@ -432,6 +511,16 @@ Result<std::string> serialize_value(const Value& value, const std::string& name)
     sp.set_name(name);
     sp.set_elem_type(onnx::SequenceProto::TENSOR);
     for (const Tensor& t : value.sequence_items()) tensor_to_proto(t, "", sp.add_tensor_values());
+    sp.SerializeToString(&out);
+  } else if (value.is_map()) {
+    onnx::MapProto mp;
+    map_to_proto(value, name, &mp);
+    mp.SerializeToString(&out);
+  } else if (value.is_map_sequence()) {
+    onnx::SequenceProto sp;
+    sp.set_name(name);
+    sp.set_elem_type(onnx::SequenceProto::MAP);
+    for (const Value& m : value.map_sequence_items()) map_to_proto(m, "", sp.add_map_values());
     sp.SerializeToString(&out);
   } else {
     onnx::OptionalProto op;

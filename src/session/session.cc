@@ -334,8 +334,19 @@ Status Session::check_feed(const ir::ValueInfo& info, const Value& value) const 
                               data_type_name(x.dtype()));
     return check_input_shape(info, x.shape());
   }
-  if (t.kind == K::kSequence && !value.is_sequence())
-    return invalid_argument("input '", info.name, "' expects a sequence, got ", value.describe());
+  const bool of_maps = t.kind == K::kSequence && t.inner && t.inner->kind == K::kMap;
+  if (t.kind == K::kSequence && !(of_maps ? value.is_map_sequence() : value.is_sequence()))
+    return invalid_argument("input '", info.name, "' expects a ", of_maps ? "sequence of maps" : "sequence", ", got ",
+                            value.describe());
+  if (t.kind == K::kMap) {
+    if (!value.is_map()) return invalid_argument("input '", info.name, "' expects a map, got ", value.describe());
+    if (t.elem_type != DataType::kUndefined && value.map_keys().dtype() != t.elem_type)
+      return invalid_argument("input '", info.name, "' expects map keys of type ", data_type_name(t.elem_type), ", got ",
+                              value.describe());
+    if (t.inner && t.inner->elem_type != DataType::kUndefined && value.map_values().dtype() != t.inner->elem_type)
+      return invalid_argument("input '", info.name, "' expects map values of type ", data_type_name(t.inner->elem_type),
+                              ", got ", value.describe());
+  }
   return Status::Ok();
 }
 

@@ -1,0 +1,6 @@
+// ai.onnx.ml Binarizer: Y has X's type and shape.
+#include "ops/op_rule.h"
+
+namespace onyx::ops {
+ONYX_REGISTER_OP_RULE("ai.onnx.ml", "Binarizer", 1, 1000, infer_same_as_input0);
+}  // namespace onyx::ops
