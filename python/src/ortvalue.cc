@@ -331,6 +331,17 @@ void register_ortvalue(py::module_& m) {
             t.inner->elem_type = v.value.map_values().dtype();
             return type_string(t);
           }
+          case Value::Kind::kMapSequence: {
+            ir::TypeInfo t;
+            t.kind = ir::TypeInfo::Kind::kSequence;
+            t.inner = std::make_shared<ir::TypeInfo>();
+            t.inner->kind = ir::TypeInfo::Kind::kMap;
+            t.inner->elem_type = v.value.map_sequence_key_type();
+            t.inner->inner = std::make_shared<ir::TypeInfo>();
+            t.inner->inner->kind = ir::TypeInfo::Kind::kTensor;
+            t.inner->inner->elem_type = v.value.map_sequence_value_type();
+            return type_string(t);
+          }
           case Value::Kind::kNone: break;
         }
         return std::string("none");

@@ -380,6 +380,11 @@ py::object value_to_python(const Value& value, bool may_share) {
       for (const Tensor& t : value.sequence_items()) out.append(tensor_to_python(t, false));
       return out;
     }
+    case Value::Kind::kMapSequence: {  // a list of dicts, as onnxruntime returns ZipMap's output
+      py::list out;
+      for (const Value& m : value.map_sequence_items()) out.append(value_to_python(m, false));
+      return out;
+    }
     case Value::Kind::kMap: {  // a dict, as onnxruntime returns maps
       py::dict out;
       py::list keys = tensor_to_python(value.map_keys(), false).attr("tolist")();

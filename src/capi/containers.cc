@@ -48,6 +48,8 @@ OrtStatus* ORT_API_CALL GetValueCount(const OrtValue* value, size_t* out) {
   ONYX_CAPI_REQUIRE(out, "GetValueCount");
   if (value->value.is_sequence()) {
     *out = value->value.sequence_items().size();
+  } else if (value->value.is_map_sequence()) {
+    *out = value->value.map_sequence_items().size();
   } else if (value->value.is_map()) {
     *out = 2;
   } else {
@@ -68,6 +70,14 @@ OrtStatus* ORT_API_CALL GetValue(const OrtValue* value, int index, OrtAllocator*
         return make_status(ORT_INVALID_ARGUMENT, "GetValue: index " + std::to_string(index) + " of a sequence of " +
                                                      std::to_string(items.size()));
       *out = new OrtValue{Value(items[size_t(index)])};
+      return nullptr;
+    }
+    if (value->value.is_map_sequence()) {  // a sequence of maps (ZipMap's output): item i, a map
+      const auto& maps = value->value.map_sequence_items();
+      if (index < 0 || size_t(index) >= maps.size())
+        return make_status(ORT_INVALID_ARGUMENT, "GetValue: index " + std::to_string(index) + " of a sequence of " +
+                                                     std::to_string(maps.size()) + " maps");
+      *out = new OrtValue{maps[size_t(index)]};
       return nullptr;
     }
     if (value->value.is_map()) {

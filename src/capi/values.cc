@@ -112,6 +112,17 @@ OrtTypeInfo type_info_of_value(const Value& value) {
       info.map.value = tensor_type(element);
       break;
     }
+    case Value::Kind::kMapSequence: {  // a sequence of maps: its element is a map type
+      auto map = std::make_shared<OrtTypeInfo>();
+      OrtTensorTypeAndShapeInfo element;
+      element.type = element_type_of(value.map_sequence_value_type());
+      map->kind = ONNX_TYPE_MAP;
+      map->map.key = element_type_of(value.map_sequence_key_type());
+      map->map.value = tensor_type(element);
+      info.kind = ONNX_TYPE_SEQUENCE;
+      info.sequence.element = std::move(map);
+      break;
+    }
     case Value::Kind::kNone:  // an optional without a value: what it would hold is not known
       info.kind = ONNX_TYPE_OPTIONAL;
       info.optional.contained = std::make_shared<const OrtTypeInfo>();
@@ -436,7 +447,7 @@ OrtStatus* ORT_API_CALL GetValueType(const OrtValue* value, enum ONNXType* out) 
   ONYX_CAPI_REQUIRE(out, "GetValueType");
   *out = is_sparse(value)            ? ONNX_TYPE_SPARSETENSOR
          : value->value.is_tensor()   ? ONNX_TYPE_TENSOR
-         : value->value.is_sequence() ? ONNX_TYPE_SEQUENCE
+         : value->value.is_sequence() || value->value.is_map_sequence() ? ONNX_TYPE_SEQUENCE
          : value->value.is_map() ? ONNX_TYPE_MAP
                                  : ONNX_TYPE_OPTIONAL;  // none: an optional without a value
   return nullptr;
