@@ -1,7 +1,8 @@
 /* The C API members C# and Rust's ort call besides what c_api_test.c covers: string tensors
  * element by element, TensorAt, HasValue, CompareMemoryInfo, run options' getters and config
  * entries, verbosity levels, and an IoBinding whose output is bound to the caller's tensor
- * (BindOutput, GetBoundOutputNames, ClearBoundInputs / ClearBoundOutputs).
+ * (BindOutput, GetBoundOutputNames, ClearBoundInputs / ClearBoundOutputs), and the narrow element
+ * types: packed sizes, and ORT's codes past FLOAT4E2M1 (UINT2 24, INT2 25, FLOAT8E8M0 26).
  *
  *     c_api_values_test MODEL   (models/stripes.onnx: image [batch,1,8,8] -> probabilities [batch,3])
  */
@@ -155,6 +156,52 @@ static void bound_output(OrtSession* session, OrtAllocator* allocator) {
   api->ReleaseIoBinding(binding);
 }
 
+static ONNXTensorElementDataType element_type(const OrtValue* v) {
+  OrtTensorTypeAndShapeInfo* info = NULL;
+  ONNXTensorElementDataType type = ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;
+  if (ok(api->GetTensorTypeAndShape(v, &info), "GetTensorTypeAndShape")) {
+    ok(api->GetTensorElementType(info, &type), "GetTensorElementType");
+    api->ReleaseTensorTypeAndShapeInfo(info);
+  }
+  return type;
+}
+
+static void narrow_tensors(OrtAllocator* allocator) {
+  const int64_t shape[1] = {5};
+  const ONNXTensorElementDataType types[] = {
+      ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E4M3FN, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT4,
+      ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT4E2M1,   ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT2,
+      ONNX_TENSOR_ELEMENT_DATA_TYPE_INT2,         ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E8M0};
+  const size_t bytes[] = {5, 3, 3, 2, 2, 5}; /* five elements: 8 bits, 4 bits (packed), 2 bits */
+  for (int k = 0; k < 6; ++k) {
+    OrtValue* v = NULL;
+    if (!ok(api->CreateTensorAsOrtValue(allocator, shape, 1, types[k], &v), "CreateTensor (narrow)")) continue;
+    CHECK(element_type(v) == types[k]); /* the code comes back as ORT numbers it */
+    size_t size = 0;
+    ok(api->GetTensorSizeInBytes(v, &size), "GetTensorSizeInBytes");
+    CHECK(size == bytes[k]);
+    api->ReleaseValue(v);
+  }
+  /* caller memory: three bytes hold five int4 values, two do not */
+  uint8_t packed[3] = {0x21, 0x43, 0x05};
+  OrtMemoryInfo* cpu = NULL;
+  ok(api->CreateCpuMemoryInfo(OrtArenaAllocator, OrtMemTypeDefault, &cpu), "CreateCpuMemoryInfo");
+  OrtValue* v = NULL;
+  if (ok(api->CreateTensorWithDataAsOrtValue(cpu, packed, 3, shape, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT4, &v),
+         "CreateTensorWithDataAsOrtValue (int4)")) {
+    void* data = NULL;
+    ok(api->GetTensorMutableData(v, &data), "GetTensorMutableData");
+    CHECK(data == packed); /* not copied */
+    void* at = NULL;
+    CHECK(code_of(api->TensorAt(v, (const int64_t[]){1}, 1, &at)) == ORT_NOT_IMPLEMENTED); /* no byte of its own */
+    api->ReleaseValue(v);
+  }
+  v = NULL;
+  CHECK(code_of(api->CreateTensorWithDataAsOrtValue(cpu, packed, 2, shape, 1, ONNX_TENSOR_ELEMENT_DATA_TYPE_INT4, &v)) ==
+        ORT_INVALID_ARGUMENT);
+  api->ReleaseMemoryInfo(cpu);
+}
+
 int main(int argc, char** argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s MODEL\n", argv[0]);
@@ -167,6 +214,7 @@ int main(int argc, char** argv) {
   ok(api->GetAllocatorWithDefaultOptions(&allocator), "GetAllocatorWithDefaultOptions");
   strings(allocator);
   tensor_at(allocator);
+  narrow_tensors(allocator);
   memory_infos();
   key_value_pairs();
   run_options();

@@ -3,7 +3,7 @@ LinearRegressor, SVMClassifier, SVMRegressor, Scaler, Normalizer, OneHotEncoder,
 LabelEncoder, ArrayFeatureExtractor, ZipMap, ...) run through `onyx run` (the CLI, .pb inputs
 and outputs), compared with onnxruntime 1.30 and with scikit-learn itself. Fixed seeds.
 
-The onyx binary: $ONYX_CLI, else build/onyx in the checkout. Needs scikit-learn and skl2onnx
+The onyx binary: $ONYX_BIN, else build/onyx in the checkout. Needs scikit-learn and skl2onnx
 in the venv (skipped otherwise)."""
 import os
 import subprocess
@@ -27,7 +27,7 @@ from sklearn.preprocessing import Normalizer, OneHotEncoder, StandardScaler, Min
 from sklearn.svm import SVC, SVR, LinearSVC, LinearSVR  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-ONYX = os.environ.get("ONYX_CLI", os.path.join(ROOT, "build", "onyx"))
+ONYX = os.environ.get("ONYX_BIN", os.path.join(ROOT, "build", "onyx"))
 OPSETS = {"": 17, "ai.onnx.ml": 3}
 
 pytestmark = pytest.mark.skipif(not os.path.exists(ONYX), reason=f"no onyx CLI at {ONYX}")

@@ -1,14 +1,13 @@
 """The narrow element types (float8, float4e2m1, int4/uint4, int2/uint2) through onyx's Python
 API, as numpy users hold them: ml_dtypes arrays in and out, one element per byte in numpy and
-packed in the tensor. Values are checked against ml_dtypes' own conversions and, where
-onnxruntime 1.30 runs the same model, against onnxruntime."""
+packed in the tensor. Values are checked against ml_dtypes' own conversions and the spec's
+rules (onnxruntime 1.30's Python cannot return these types)."""
 import ml_dtypes
 import numpy as np
 import onnx
 import pytest
 from onnx import TensorProto, helper
 
-import onnxruntime
 import onyx
 
 FLOAT8 = [
@@ -76,12 +75,15 @@ def test_packed_identity_keeps_every_element(code, dtype, n):
 
 
 @pytest.mark.parametrize("code,dtype", PACKED[:4])
-def test_int_to_packed_cast_agrees_with_onnxruntime(code, dtype):
+def test_int_to_packed_cast_wraps(code, dtype):
+    # (onnxruntime 1.30's Python cannot return these types: "No corresponding Numpy type")
     x = np.arange(-6, 7, dtype=np.int32)
-    model = one_node("Cast", TensorProto.INT32, code, [len(x)], opset=21, to=code)
-    ours = run(onyx, model, x)
-    theirs = run(onnxruntime, model, x)
-    np.testing.assert_array_equal(ours.astype(np.int32), np.asarray(theirs).astype(np.int32))
+    ours = run(onyx, one_node("Cast", TensorProto.INT32, code, [len(x)], opset=21, to=code), x)
+    bits_per = 2 if dtype in (ml_dtypes.int2, ml_dtypes.uint2) else 4
+    low = x & ((1 << bits_per) - 1)  # integer narrowing keeps the low bits
+    signed = dtype in (ml_dtypes.int4, ml_dtypes.int2)
+    expected = np.where(signed & (low >= (1 << (bits_per - 1))), low - (1 << bits_per), low)
+    np.testing.assert_array_equal(ours.astype(np.int32), expected)
 
 
 def test_uint8_codes_are_accepted_for_a_narrow_input():

@@ -1,4 +1,6 @@
 #include "core/data_type.h"
+#include "core/narrow_types.h"
+#include "core/tensor.h"
 
 #include <gtest/gtest.h>
 
@@ -32,7 +34,40 @@ TEST(DataType, NamesAndSizes) {
   EXPECT_EQ(data_type_size(DataType::kBFloat16), 2u);
   EXPECT_EQ(data_type_size(DataType::kComplex128), 16u);
   EXPECT_FALSE(is_valid_data_type(0));
-  EXPECT_FALSE(is_valid_data_type(17));
+  EXPECT_TRUE(is_valid_data_type(17));   // float8e4m3fn
+  EXPECT_TRUE(is_valid_data_type(26));   // int2
+  EXPECT_FALSE(is_valid_data_type(27));  // float6e2m3: not read
+}
+
+TEST(DataType, PackedSizes) {
+  EXPECT_EQ(data_type_size(DataType::kFloat8E5M2), 1u);
+  EXPECT_EQ(data_type_size(DataType::kInt4), 0u);  // no byte per element: byte movers refuse it
+  EXPECT_EQ(data_type_bits(DataType::kInt4), 4u);
+  EXPECT_EQ(data_type_bits(DataType::kUInt2), 2u);
+  EXPECT_EQ(data_type_bytes(DataType::kInt4, 5), 3u);
+  EXPECT_EQ(data_type_bytes(DataType::kInt2, 5), 2u);
+  EXPECT_EQ(data_type_bytes(DataType::kFloat4E2M1, 0), 0u);
+  EXPECT_STREQ(data_type_name(DataType::kFloat8E4M3FNUZ), "float8e4m3fnuz");
+  Tensor t(DataType::kUInt4, {7});
+  EXPECT_EQ(t.nbytes(), 4u);
+  set_narrow_code(t.raw_data(), DataType::kUInt4, 6, 0xF);
+  set_narrow_code(t.raw_data(), DataType::kUInt4, 5, 0x3);
+  EXPECT_EQ(t.data<uint8_t>()[3], 0x0F);  // element 6 in the low nibble of byte 3
+  EXPECT_EQ(t.data<uint8_t>()[2], 0x30);  // element 5 in the high nibble of byte 2
+  EXPECT_EQ(t.get_double(6), 15.0);
+}
+
+TEST(NarrowTypes, Float8EncodingsAtTheEdges) {
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat8E4M3FN, 448.f, true), 0x7E);
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat8E4M3FN, 464.f, false), 0x7E);  // tie to the even max
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat8E4M3FN, 465.f, false), 0x7F);  // past it: NaN
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat8E5M2, INFINITY, false), 0x7C);
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat8E5M2, INFINITY, true), 0x7B);
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat8E4M3FNUZ, -0.f, true), 0x00);  // no negative zero
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat4E2M1, 5.f, true), 0x6);        // 5 ties to 4 (even)
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat8E8M0, 0.124f, true, E8M0Rounding::kUp), 0x7C);
+  EXPECT_EQ(narrow_float_to_float(DataType::kFloat8E4M3FN, 0x01), std::ldexp(1.f, -9));  // smallest subnormal
+  EXPECT_TRUE(std::isnan(narrow_float_to_float(DataType::kFloat8E5M2FNUZ, 0x80)));
 }
 
 }  // namespace
