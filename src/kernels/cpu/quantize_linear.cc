@@ -44,26 +44,38 @@ class QuantizeLinearKernel final : public Kernel {
     const int64_t lo = out == DataType::kInt4 ? -8 : out == DataType::kInt2 ? -2 : 0;
     const int64_t hi = out == DataType::kInt4 ? 7 : out == DataType::kUInt4 ? 15 : out == DataType::kInt2 ? 1 : 3;
     const bool in_double = scale.dtype() == DataType::kDouble;
-    void* dst = y.raw_data();
-    for (int64_t i = 0; i < x.numel(); ++i) {
+    // x[i] / scale and the zero point that apply to element i
+    auto scaled = [&](int64_t i, double* z) {
       const int64_t p = qi(i);
-      const double z = zp ? zp->get_double(p) : 0.0;
-      const double v = in_double ? x.get_double(i) / scale.get_double(p)
-                                 : double(float(x.get_double(i)) / float(scale.get_double(p)));
-      if (narrow_float) {
+      *z = zp ? zp->get_double(p) : 0.0;
+      return in_double ? x.get_double(i) / scale.get_double(p)
+                       : double(float(x.get_double(i)) / float(scale.get_double(p)));
+    };
+    void* dst = y.raw_data();
+    double z = 0;
+    if (narrow_float) {
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const double v = scaled(i, &z);
         set_narrow_code(dst, out, i, float_to_narrow_float(out, float(v + z), saturate_));
-      } else if (narrow_int) {
-        const double r = std::nearbyint(v) + z;
+      }
+      return Status::Ok();
+    }
+    if (narrow_int) {
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const double r = std::nearbyint(scaled(i, &z)) + z;
         const int64_t q = std::isnan(r) ? 0 : r <= double(lo) ? lo : r >= double(hi) ? hi : int64_t(r);
         set_narrow_code(dst, out, i, narrow_int_code(out, q));
-      } else {
-        ONYX_RETURN_IF_ERROR((dispatch<uint8_t, int8_t, uint16_t, int16_t>(out, [&]<typename Q>() -> Status {
-          y.data<Q>()[i] = saturate_round<Q>(std::nearbyint(v) + z);
-          return Status::Ok();
-        })));
       }
+      return Status::Ok();
     }
-    return Status::Ok();
+    return dispatch<uint8_t, int8_t, uint16_t, int16_t>(out, [&]<typename Q>() -> Status {
+      Q* q = y.data<Q>();
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        const double v = scaled(i, &z);
+        q[i] = saturate_round<Q>(std::nearbyint(v) + z);
+      }
+      return Status::Ok();
+    });
   }
 
   Status compute(KernelContext& ctx) const override {
