@@ -6,7 +6,7 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) {
+Status infer_affine_grid(InferenceContext& ctx) {
   const DataType elem = ctx.input_elem_type(0);
   const std::optional<std::vector<int64_t>> size = constant_ints(ctx, 1);
   const std::optional<int64_t> len = size ? std::optional<int64_t>(int64_t(size->size())) : known_length(ctx, 1);
@@ -30,6 +30,6 @@ Status infer(InferenceContext& ctx) {
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "AffineGrid", 20, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "AffineGrid", 20, 1000, infer_affine_grid);
 
 }  // namespace onyx::ops

@@ -8,7 +8,7 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) {
+Status infer_attention_core(InferenceContext& ctx) {
   const bool packed = !ctx.has_input(1);
   const SymbolicShape q = ctx.input_shape(0);
   const SymbolicShape k = packed ? q : ctx.input_shape(1), v = packed ? q : ctx.input_shape(2);
@@ -32,6 +32,6 @@ Status infer(InferenceContext& ctx) {
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("ai.onyx.training", "AttentionCore", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("ai.onyx.training", "AttentionCore", 1, 1000, infer_attention_core);
 
 }  // namespace onyx::ops

@@ -6,7 +6,7 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) {
+Status infer_attention_core_grad(InferenceContext& ctx) {
   const int outputs = ctx.has_input(4) ? 3 : 1;
   for (int i = 0; i < outputs; ++i) ctx.set_output(i, ctx.input_elem_type(i + 1), ctx.input_shape(i + 1));
   return Status::Ok();
@@ -14,6 +14,6 @@ Status infer(InferenceContext& ctx) {
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("ai.onyx.training", "AttentionCoreGrad", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("ai.onyx.training", "AttentionCoreGrad", 1, 1000, infer_attention_core_grad);
 
 }  // namespace onyx::ops

@@ -5,7 +5,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_batch_normalization(InferenceContext& ctx) {
   ONYX_RETURN_IF_ERROR(infer_same_as_input0(ctx));
   for (int out = 1; out <= 4 && out < ctx.num_outputs(); ++out) {
     const int like = out % 2 == 1 ? 3 : 4;
@@ -15,5 +15,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "BatchNormalization", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "BatchNormalization", 1, 1000, infer_batch_normalization);
 }  // namespace onyx::ops

@@ -3,7 +3,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_bit_cast(InferenceContext& ctx) {
   const ir::Attribute* to = ctx.node().attribute("to");
   DataType elem = DataType::kUndefined;
   if (to && to->type == ir::Attribute::Type::kInt && to->i > 0 && to->i <= int64_t(DataType::kBFloat16) &&
@@ -14,5 +14,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "BitCast", 26, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "BitCast", 26, 1000, infer_bit_cast);
 }  // namespace onyx::ops

@@ -5,7 +5,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_cast(InferenceContext& ctx) {
   const ir::Attribute* to = ctx.node().attribute("to");
   DataType elem = DataType::kUndefined;
   if (to && to->type == ir::Attribute::Type::kString) {
@@ -18,5 +18,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "Cast", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "Cast", 1, 1000, infer_cast);
 }  // namespace onyx::ops

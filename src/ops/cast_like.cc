@@ -3,11 +3,11 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_cast_like(InferenceContext& ctx) {
   ctx.set_output(0, ctx.input_elem_type(1), ctx.input_shape(0));
   return Status::Ok();
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "CastLike", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "CastLike", 1, 1000, infer_cast_like);
 }  // namespace onyx::ops

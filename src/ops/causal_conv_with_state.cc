@@ -4,7 +4,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_causal_conv_with_state(InferenceContext& ctx) {
   const SymbolicShape x = ctx.input_shape(0);
   ctx.set_output(0, ctx.input_elem_type(0), x);
   if (ctx.num_outputs() < 2) return Status::Ok();
@@ -21,5 +21,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "CausalConvWithState", 27, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "CausalConvWithState", 27, 1000, infer_causal_conv_with_state);
 }  // namespace onyx::ops

@@ -6,7 +6,7 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) {
+Status infer_center_crop_pad(InferenceContext& ctx) {
   const DataType elem = ctx.input_elem_type(0);
   SymbolicShape out = ctx.input_shape(0);
   if (!out.has_rank) {
@@ -29,6 +29,6 @@ Status infer(InferenceContext& ctx) {
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "CenterCropPad", 18, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "CenterCropPad", 18, 1000, infer_center_crop_pad);
 
 }  // namespace onyx::ops

@@ -7,7 +7,7 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) {
+Status infer_col2im(InferenceContext& ctx) {
   const DataType elem = ctx.input_elem_type(0);
   const SymbolicShape in = ctx.input_shape(0);
   const std::optional<std::vector<int64_t>> image = constant_ints(ctx, 1), block = constant_ints(ctx, 2);
@@ -34,6 +34,6 @@ Status infer(InferenceContext& ctx) {
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "Col2Im", 18, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "Col2Im", 18, 1000, infer_col2im);
 
 }  // namespace onyx::ops

@@ -5,8 +5,8 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) { return infer_conv_like(ctx, 0, 1, ctx.input_elem_type(0)); }
+Status infer_deform_conv(InferenceContext& ctx) { return infer_conv_like(ctx, 0, 1, ctx.input_elem_type(0)); }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "DeformConv", 22, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "DeformConv", 22, 1000, infer_deform_conv);
 }  // namespace onyx::ops

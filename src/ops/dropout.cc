@@ -4,7 +4,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_dropout(InferenceContext& ctx) {
   ONYX_RETURN_IF_ERROR(infer_same_as_input0(ctx));
   const DataType mask = ctx.opset() >= 10 ? DataType::kBool : ctx.input_elem_type(0);
   ctx.set_output(1, mask, ctx.input_shape(0));
@@ -12,5 +12,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "Dropout", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "Dropout", 1, 1000, infer_dropout);
 }  // namespace onyx::ops

@@ -3,7 +3,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) { return infer_matmul_like(ctx, 0, 1, ctx.input_elem_type(0)); }
+Status infer_dynamic_quantize_matmul(InferenceContext& ctx) { return infer_matmul_like(ctx, 0, 1, ctx.input_elem_type(0)); }
 }  // namespace
-ONYX_REGISTER_OP_RULE("com.microsoft", "DynamicQuantizeMatMul", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("com.microsoft", "DynamicQuantizeMatMul", 1, 1000, infer_dynamic_quantize_matmul);
 }  // namespace onyx::ops

@@ -5,7 +5,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_embed_layer_normalization(InferenceContext& ctx) {
   const SymbolicShape ids = ctx.input_shape(0);
   const SymbolicShape words = ctx.input_shape(2);
   const DataType t = ctx.input_elem_type(2);
@@ -23,5 +23,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("com.microsoft", "EmbedLayerNormalization", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("com.microsoft", "EmbedLayerNormalization", 1, 1000, infer_embed_layer_normalization);
 }  // namespace onyx::ops

@@ -4,7 +4,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_flex_attention(InferenceContext& ctx) {
   const SymbolicShape q = ctx.input_shape(0), v = ctx.input_shape(2);
   SymbolicShape y = unknown_dims(4);
   if (q.has_rank && q.dims.size() == 4)
@@ -15,5 +15,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("ai.onnx.preview", "FlexAttention", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("ai.onnx.preview", "FlexAttention", 1, 1000, infer_flex_attention);
 }  // namespace onyx::ops

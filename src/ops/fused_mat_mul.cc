@@ -19,7 +19,7 @@ SymbolicShape op_shape(SymbolicShape s, bool trans, bool trans_batch) {
   return s;
 }
 
-Status infer(InferenceContext& ctx) {
+Status infer_fused_mat_mul(InferenceContext& ctx) {
   const SymbolicShape a = op_shape(ctx.input_shape(0), ctx.attr_int("transA", 0) != 0, ctx.attr_int("transBatchA", 0) != 0);
   const SymbolicShape b = op_shape(ctx.input_shape(1), ctx.attr_int("transB", 0) != 0, ctx.attr_int("transBatchB", 0) != 0);
   auto out = matmul_output_shape(a, b);
@@ -29,6 +29,6 @@ Status infer(InferenceContext& ctx) {
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("com.microsoft", "FusedMatMul", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("com.microsoft", "FusedMatMul", 1, 1000, infer_fused_mat_mul);
 
 }  // namespace onyx::ops

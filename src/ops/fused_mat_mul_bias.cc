@@ -13,7 +13,7 @@ SymbolicShape op_shape(SymbolicShape s, bool trans) {
   return s;
 }
 
-Status infer(InferenceContext& ctx) {
+Status infer_fused_mat_mul_bias(InferenceContext& ctx) {
   auto out = matmul_output_shape(op_shape(ctx.input_shape(0), ctx.attr_int("transA", 0) != 0),
                                  op_shape(ctx.input_shape(1), ctx.attr_int("transB", 0) != 0));
   ctx.set_output(0, ctx.input_elem_type(0), out.ok() ? *out : SymbolicShape{});
@@ -22,6 +22,6 @@ Status infer(InferenceContext& ctx) {
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("ai.onyx.training", "FusedMatMulBias", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("ai.onyx.training", "FusedMatMulBias", 1, 1000, infer_fused_mat_mul_bias);
 
 }  // namespace onyx::ops

@@ -5,7 +5,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_layer_normalization(InferenceContext& ctx) {
   ONYX_RETURN_IF_ERROR(infer_same_as_input0(ctx));
   if (ctx.num_outputs() < 2) return Status::Ok();
   const DataType stash = ctx.attr_int("stash_type", 1) == 1 ? DataType::kFloat : DataType::kUndefined;
@@ -16,5 +16,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "LayerNormalization", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "LayerNormalization", 1, 1000, infer_layer_normalization);
 }  // namespace onyx::ops

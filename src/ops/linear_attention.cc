@@ -12,7 +12,7 @@ Dim per_head(const Dim& dim, int64_t heads) {
   return Dim{*dim.value / heads, "", ""};
 }
 
-Status infer(InferenceContext& ctx) {
+Status infer_linear_attention(InferenceContext& ctx) {
   const int64_t q_heads = ctx.attr_int("q_num_heads", 0), kv_heads = ctx.attr_int("kv_num_heads", 0);
   const SymbolicShape q = ctx.input_shape(0), v = ctx.input_shape(2);
   const bool q3 = q.has_rank && q.dims.size() == 3, v3 = v.has_rank && v.dims.size() == 3;
@@ -35,5 +35,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "LinearAttention", 27, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "LinearAttention", 27, 1000, infer_linear_attention);
 }  // namespace onyx::ops

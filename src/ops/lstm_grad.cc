@@ -6,10 +6,10 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) { return infer_recurrent_gradient(ctx, {0, 1, 2, 3, 5, 6, 7}); }
+Status infer_lstm_grad(InferenceContext& ctx) { return infer_recurrent_gradient(ctx, {0, 1, 2, 3, 5, 6, 7}); }
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("ai.onyx.training", "LSTMGrad", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("ai.onyx.training", "LSTMGrad", 1, 1000, infer_lstm_grad);
 
 }  // namespace onyx::ops

@@ -3,7 +3,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) { return infer_matmul_like(ctx, 0, 1, ctx.input_elem_type(2)); }
+Status infer_matmul_integer_to_float(InferenceContext& ctx) { return infer_matmul_like(ctx, 0, 1, ctx.input_elem_type(2)); }
 }  // namespace
-ONYX_REGISTER_OP_RULE("com.microsoft", "MatMulIntegerToFloat", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("com.microsoft", "MatMulIntegerToFloat", 1, 1000, infer_matmul_integer_to_float);
 }  // namespace onyx::ops

@@ -4,7 +4,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_matmul_nbits(InferenceContext& ctx) {
   SymbolicShape s = ctx.input_shape(0);
   if (s.has_rank && !s.dims.empty()) {
     const int64_t n = ctx.attr_int("N", -1);
@@ -15,5 +15,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("com.microsoft", "MatMulNBits", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("com.microsoft", "MatMulNBits", 1, 1000, infer_matmul_nbits);
 }  // namespace onyx::ops

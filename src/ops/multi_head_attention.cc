@@ -17,7 +17,7 @@ SymbolicShape dim_of(const SymbolicShape& s, size_t i, bool from_end) {
   return out;
 }
 
-Status infer(InferenceContext& ctx) {
+Status infer_multi_head_attention(InferenceContext& ctx) {
   const SymbolicShape q = ctx.input_shape(0), k = ctx.input_shape(1), v = ctx.input_shape(2);
   SymbolicShape out;
   if (q.has_rank && q.dims.size() == 3 && k.has_rank && k.dims.size() == 3 && v.has_rank && v.dims.size() == 3) {
@@ -40,6 +40,6 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("com.microsoft", "MultiHeadAttention", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("com.microsoft", "MultiHeadAttention", 1, 1000, infer_multi_head_attention);
 
 }  // namespace onyx::ops

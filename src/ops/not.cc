@@ -3,11 +3,11 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_not(InferenceContext& ctx) {
   ctx.set_output(0, DataType::kBool, ctx.input_shape(0));
   return Status::Ok();
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "Not", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "Not", 1, 1000, infer_not);
 }  // namespace onyx::ops

@@ -9,7 +9,7 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) {
+Status infer_python_op(InferenceContext& ctx) {
   ctx.set_output(0, DataType::kInt64, unknown_dims(0));
   set_recorded_outputs(ctx, 1);
   return Status::Ok();
@@ -17,6 +17,6 @@ Status infer(InferenceContext& ctx) {
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("ai.onyx.torch", "PythonOp", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("ai.onyx.torch", "PythonOp", 1, 1000, infer_python_op);
 
 }  // namespace onyx::ops

@@ -9,13 +9,13 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) {
+Status infer_python_op_grad(InferenceContext& ctx) {
   set_recorded_outputs(ctx, 0);
   return Status::Ok();
 }
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("ai.onyx.torch", "PythonOpGrad", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("ai.onyx.torch", "PythonOpGrad", 1, 1000, infer_python_op_grad);
 
 }  // namespace onyx::ops

@@ -5,7 +5,7 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) {
+Status infer_qgemm(InferenceContext& ctx) {
   const DataType elem = ctx.has_input(8) ? ctx.input_elem_type(8) : DataType::kFloat;
   const SymbolicShape a = ctx.input_shape(0), b = ctx.input_shape(3);
   SymbolicShape out = unknown_dims(2);
@@ -16,5 +16,5 @@ Status infer(InferenceContext& ctx) {
 }
 
 }  // namespace
-ONYX_REGISTER_OP_RULE("com.microsoft", "QGemm", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("com.microsoft", "QGemm", 1, 1000, infer_qgemm);
 }  // namespace onyx::ops

@@ -6,7 +6,7 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) {
+Status infer_qlinear_global_average_pool(InferenceContext& ctx) {
   SymbolicShape out = ctx.input_shape(0);
   const bool last = ctx.attr_int("channels_last", 0) != 0;
   const size_t rank = out.dims.size();
@@ -17,5 +17,5 @@ Status infer(InferenceContext& ctx) {
 }
 
 }  // namespace
-ONYX_REGISTER_OP_RULE("com.microsoft", "QLinearGlobalAveragePool", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("com.microsoft", "QLinearGlobalAveragePool", 1, 1000, infer_qlinear_global_average_pool);
 }  // namespace onyx::ops

@@ -5,13 +5,13 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) {
+Status infer_resize_grad(InferenceContext& ctx) {
   ctx.set_output(0, ctx.input_elem_type(4), ctx.input_shape(0));
   return Status::Ok();
 }
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("ai.onyx.training", "ResizeGrad", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("ai.onyx.training", "ResizeGrad", 1, 1000, infer_resize_grad);
 
 }  // namespace onyx::ops

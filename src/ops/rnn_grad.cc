@@ -6,10 +6,10 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) { return infer_recurrent_gradient(ctx, {0, 1, 2, 3, 5}); }
+Status infer_rnn_grad(InferenceContext& ctx) { return infer_recurrent_gradient(ctx, {0, 1, 2, 3, 5}); }
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("ai.onyx.training", "RNNGrad", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("ai.onyx.training", "RNNGrad", 1, 1000, infer_rnn_grad);
 
 }  // namespace onyx::ops

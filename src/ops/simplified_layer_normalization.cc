@@ -6,7 +6,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_simplified_layer_normalization(InferenceContext& ctx) {
   const SymbolicShape x = ctx.input_shape(0);
   const DataType y_type = ctx.has_input(1) ? ctx.input_elem_type(1) : ctx.input_elem_type(0);
   ctx.set_output(0, y_type, x);
@@ -19,5 +19,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "SimplifiedLayerNormalization", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "SimplifiedLayerNormalization", 1, 1000, infer_simplified_layer_normalization);
 }  // namespace onyx::ops

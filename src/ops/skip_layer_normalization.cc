@@ -5,7 +5,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_skip_layer_normalization(InferenceContext& ctx) {
   std::vector<SymbolicShape> shapes;
   for (int i : {0, 1, 2, 4})
     if (ctx.has_input(i)) shapes.push_back(ctx.input_shape(i));
@@ -20,6 +20,6 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("com.microsoft", "SkipLayerNormalization", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("com.microsoft", "SkipLayerNormalization", 1, 1000, infer_skip_layer_normalization);
 
 }  // namespace onyx::ops

@@ -5,7 +5,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_skip_simplified_layer_normalization(InferenceContext& ctx) {
   SymbolicShape s = ctx.input_shape(0);
   const DataType t = ctx.input_elem_type(0);
   ctx.set_output(0, t, s);
@@ -16,5 +16,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("com.microsoft", "SkipSimplifiedLayerNormalization", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("com.microsoft", "SkipSimplifiedLayerNormalization", 1, 1000, infer_skip_simplified_layer_normalization);
 }  // namespace onyx::ops

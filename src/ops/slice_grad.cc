@@ -6,7 +6,7 @@
 namespace onyx::ops {
 namespace {
 
-Status infer(InferenceContext& ctx) {
+Status infer_slice_grad(InferenceContext& ctx) {
   SymbolicShape out;
   if (const Tensor* shape = ctx.constant_input(1); shape && shape->dtype() == DataType::kInt64 && shape->rank() == 1) {
     out.has_rank = true;
@@ -23,6 +23,6 @@ Status infer(InferenceContext& ctx) {
 
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("ai.onyx.training", "SliceGrad", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("ai.onyx.training", "SliceGrad", 1, 1000, infer_slice_grad);
 
 }  // namespace onyx::ops

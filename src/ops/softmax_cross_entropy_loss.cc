@@ -4,11 +4,11 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_softmax_cross_entropy_loss(InferenceContext& ctx) {
   if (const ir::TypeInfo* t = ctx.input_type(0)) ctx.set_output_type(1, *t);
   return infer_loss_output(ctx);
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "SoftmaxCrossEntropyLoss", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "SoftmaxCrossEntropyLoss", 1, 1000, infer_softmax_cross_entropy_loss);
 }  // namespace onyx::ops

@@ -4,7 +4,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_string_split(InferenceContext& ctx) {
   const SymbolicShape x = ctx.input_shape(0);
   SymbolicShape y = x;
   if (y.has_rank) y.dims.push_back(Dim{});
@@ -14,5 +14,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "StringSplit", 20, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "StringSplit", 20, 1000, infer_string_split);
 }  // namespace onyx::ops

@@ -4,7 +4,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_swiglu(InferenceContext& ctx) {
   const SymbolicShape a = ctx.input_shape(0);
   ctx.set_output(0, ctx.input_elem_type(0), a);
   const SymbolicShape b = ctx.input_shape(1);
@@ -18,5 +18,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "SwiGLU", 28, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "SwiGLU", 28, 1000, infer_swiglu);
 }  // namespace onyx::ops

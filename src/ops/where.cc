@@ -3,7 +3,7 @@
 
 namespace onyx::ops {
 namespace {
-Status infer(InferenceContext& ctx) {
+Status infer_where(InferenceContext& ctx) {
   DataType elem = ctx.input_elem_type(1);
   if (elem == DataType::kUndefined) elem = ctx.input_elem_type(2);
   auto shape = broadcast_symbolic({ctx.input_shape(0), ctx.input_shape(1), ctx.input_shape(2)});
@@ -16,5 +16,5 @@ Status infer(InferenceContext& ctx) {
 }
 }  // namespace
 
-ONYX_REGISTER_OP_RULE("", "Where", 1, 1000, infer);
+ONYX_REGISTER_OP_RULE("", "Where", 1, 1000, infer_where);
 }  // namespace onyx::ops

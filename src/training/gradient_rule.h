@@ -122,6 +122,6 @@ struct GradientRegistrar {
 #define ONYX_GRADIENT_CONCAT(a, b) ONYX_GRADIENT_CONCAT_INNER(a, b)
 // ONYX_REGISTER_GRADIENT("", "Add", add_gradient);
 #define ONYX_REGISTER_GRADIENT(domain, op, rule) \
-  static const ::onyx::training::GradientRegistrar ONYX_GRADIENT_CONCAT(kGradientRegistrar, __LINE__)(domain, op, rule)
+  static const ::onyx::training::GradientRegistrar ONYX_GRADIENT_CONCAT(kGradientRegistrar, __COUNTER__)(domain, op, rule)
 
 }  // namespace onyx::training

@@ -1,5 +1,6 @@
-"""A process that imports onyx and runs on the CPU must not map cuBLAS(Lt) or cuDNN: the
-CUDA provider opens them on first use (src/providers/cuda/cuda_libraries.h). Linked
+"""A process that imports onyx and runs on the CPU must not map the CUDA runtime, cuBLAS(Lt)
+or cuDNN: the runtime is linked statically and opens the driver at its first call, and the
+CUDA provider opens the libraries on first use (src/providers/cuda/cuda_libraries.h). Linked
 directly, cuBLASLt alone added ~150 MB of resident memory to every `import onyx`."""
 import os
 import subprocess
@@ -25,7 +26,7 @@ PROBE = textwrap.dedent(
     assert (session.run(None, {"a": a, "b": b})[0] == 3).all()
     onyx.get_available_providers()
     maps = open("/proc/self/maps").read()
-    print(",".join(name for name in ("libcublas.so", "libcublasLt.so", "libcudnn") if name in maps) or "none")
+    print(",".join(name for name in ("libcudart.so", "libcublas.so", "libcublasLt.so", "libcudnn") if name in maps) or "none")
     """
 )
 

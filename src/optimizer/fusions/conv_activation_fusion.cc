@@ -68,7 +68,7 @@ std::optional<Activation> activation_of(const GraphIndex& g, const ir::Node& n, 
   return std::nullopt;
 }
 
-bool same_dim(const Dim& a, const Dim& b) {
+bool dims_agree(const Dim& a, const Dim& b) {
   if (a.value || b.value) return a.value && b.value && *a.value == *b.value;
   return !a.symbol.empty() && a.symbol == b.symbol;
 }
@@ -81,7 +81,7 @@ bool same_static_shape(const GraphIndex& g, const std::string& a, const std::str
   if (ta->elem_type != DataType::kFloat || tb->elem_type != DataType::kFloat) return false;
   if (!ta->shape.has_rank || !tb->shape.has_rank || ta->shape.dims.size() != tb->shape.dims.size()) return false;
   for (size_t k = 0; k < ta->shape.dims.size(); ++k)
-    if (!same_dim(ta->shape.dims[k], tb->shape.dims[k])) return false;
+    if (!dims_agree(ta->shape.dims[k], tb->shape.dims[k])) return false;
   return true;
 }
 
