@@ -4,7 +4,7 @@
 # $ONYX_FUZZ_BUILD_DIR), then runs there: the unit and pass tests, the generated kernel
 # cases, a slice of the ONNX backend suite (the ops with the most index arithmetic), the
 # recorded fuzz findings (tests/fuzz/regressions) and each fuzz target for
-# $ONYX_FUZZ_SECONDS seconds (default 60). About 20 minutes on 2 cores from clean, most of it the build.
+# $ONYX_FUZZ_SECONDS seconds (default 60). About 19 minutes on 2 cores from clean (11 of them the build).
 #
 #   scripts/sanitize.sh                 # everything above
 #   ONYX_FUZZ_SECONDS=3600 tests/fuzz/run_fuzzers.sh --parallel   # longer fuzzing, same build
