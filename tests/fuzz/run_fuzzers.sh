@@ -47,7 +47,19 @@ seed_corpus() {
     load_fuzzer|run_fuzzer)
       find "$suite" -name model.onnx | while read -r f; do
         cp "$f" "$dir/$(echo "$f" | md5sum | cut -c1-16).onnx"
-      done ;;
+      done
+      # And the models of onyx's own kernel cases for what that suite (onnx 1.12) lacks: the
+      # ai.onnx.ml domain (tree ensembles, SVMs, encoders, ZipMap's maps), the narrow element
+      # types and the LLM ops of opsets 23-24 (tests/kernels/gen_*.py, written here afresh).
+      local cases; cases=$(mktemp -d)
+      for gen in ml_trees ml_ops narrow_types llm_ops attention; do
+        /usr/bin/python3 "$here/../kernels/gen_$gen.py" "$cases/$gen" >/dev/null 2>&1 ||
+          echo "fuzz: gen_$gen.py failed; its models are not among the seeds" >&2
+      done
+      find "$cases" -name model.onnx | while read -r f; do
+        cp "$f" "$dir/case_$(echo "${f#$cases}" | md5sum | cut -c1-16).onnx"
+      done
+      rm -rf "$cases" ;;
     value_reader_fuzzer)
       find "$suite" -name '*.pb' -size -64k | head -400 | while read -r f; do
         { printf '\001'; cat "$f"; } > "$dir/$(echo "$f" | md5sum | cut -c1-16).pb"
