@@ -27,6 +27,9 @@ if [ "${1:-}" = "--tests" ] || [ "${1:-}" = "--sanitizers" ]; then
     python3-torch python3-torchvision libopenblas0
     # Property-based fuzzing of the checkpoint and adapter readers (tests/python/test_reader_fuzz.py).
     python3-hypothesis
+    # ORT's StringNormalizer (the reference in tests/python_ort) builds the C++ locale its
+    # 'locale' attribute names, en_US for skl2onnx's text pipelines: localedef compiles it below.
+    locales
   )
 fi
 if [ "${1:-}" = "--sanitizers" ]; then
@@ -39,16 +42,20 @@ for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 
+sudo_cmd=()
+[ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
 if [ ${#missing[@]} -gt 0 ]; then
   echo "setup: installing ${missing[*]}"
-  sudo_cmd=()
-  [ "$(id -u)" -ne 0 ] && sudo_cmd=(sudo)
   export DEBIAN_FRONTEND=noninteractive
   "${sudo_cmd[@]}" apt-get update -qq
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 
 [ "${1:-}" = "--tests" ] || exit 0
+if ! locale -a 2>/dev/null | grep -qix 'en_US.utf8'; then
+  echo "setup: compiling the en_US.UTF-8 locale"
+  "${sudo_cmd[@]}" localedef -i en_US -f UTF-8 en_US.UTF-8
+fi
 root="$(cd "$(dirname "$0")/.." && pwd)"
 
 # onnxruntime-node 1.30 for the node_binding test (tests/node: the binding, unmodified, on onyx's
