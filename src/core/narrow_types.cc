@@ -167,6 +167,18 @@ uint8_t float_to_narrow_float(DataType type, float value, bool saturate, E8M0Rou
   return encode_small_float(format_of(type), value, saturate);
 }
 
+float float_rounded_to_odd(double value) {
+  if (!std::isfinite(value)) return float(value);
+  float f = float(value);  // to nearest
+  if (double(f) == value) return f;
+  if (std::fabs(double(f)) > std::fabs(value)) f = std::nextafter(f, 0.0f);  // now toward zero
+  uint32_t bits;
+  std::memcpy(&bits, &f, sizeof bits);
+  bits |= 1u;
+  std::memcpy(&f, &bits, sizeof f);
+  return f;
+}
+
 double narrow_element_value(const void* data, DataType type, int64_t i) {
   const uint8_t code = narrow_code_at(data, type, i);
   if (is_narrow_int_type(type)) return narrow_int_value(type, code);

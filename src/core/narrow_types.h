@@ -77,6 +77,11 @@ inline void set_narrow_code(void* data, DataType type, int64_t i, uint8_t code) 
   }
 }
 
+// `value` as a float rounded to odd: truncated toward zero, with the lowest mantissa bit set
+// when that lost anything. Encoding the result to any format of at most 21 mantissa bits
+// (every narrow float has at most 3) rounds as encoding `value` itself would: a single rounding.
+float float_rounded_to_odd(double value);
+
 // Element i of narrow storage as a double (NaN for NaN codes).
 double narrow_element_value(const void* data, DataType type, int64_t i);
 

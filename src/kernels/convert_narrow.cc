@@ -1,6 +1,7 @@
 // convert_elements for the narrow types (rules in kernels/convert.h): a narrow source is
 // decoded to float32 or int32, a narrow target encoded from float32 or int64, and the rest
-// of the way is the ordinary conversion.
+// of the way is the ordinary conversion. A double source reaches a narrow float target
+// through float32 rounded to odd, which keeps the one rounding to nearest exact.
 #include <cstring>
 
 #include "core/parallel.h"
@@ -77,7 +78,16 @@ Status convert_narrow_elements(const Tensor& in, Tensor& out, const CastOptions&
   if (!is_narrow_type(out.dtype())) return convert_elements(source, out, options);
   const DataType via = is_narrow_int_type(out.dtype()) ? DataType::kInt64 : DataType::kFloat;
   Tensor wide = source;
-  if (source.dtype() != via) {
+  if (source.dtype() == DataType::kDouble && via == DataType::kFloat) {
+    // Rounded to odd, so that encoding rounds once (double -> float -> float8 to nearest would
+    // round twice and can land one code off).
+    ONYX_ASSIGN_OR_RETURN(wide, Tensor::create(via, source.shape(), nullptr, /*zero_fill=*/false));
+    const double* src = source.data<double>();
+    float* dst = wide.data<float>();
+    parallel_for(source.numel(), kGrain, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) dst[i] = float_rounded_to_odd(src[i]);
+    });
+  } else if (source.dtype() != via) {
     ONYX_ASSIGN_OR_RETURN(wide, Tensor::create(via, source.shape(), nullptr, /*zero_fill=*/false));
     ONYX_RETURN_IF_ERROR(convert_elements(source, wide, options));
   }

@@ -8,6 +8,7 @@
 #include <immintrin.h>
 #endif
 
+#include "core/narrow_types.h"
 #include "core/parallel.h"
 
 namespace onyx {
@@ -193,11 +194,33 @@ void strided_copy_typed(const U* src, const Shape& shape, const std::vector<int6
 
 }  // namespace
 
+Tensor unpack_codes(const Tensor& packed) {
+  Tensor codes(DataType::kUInt8, packed.shape());
+  const void* src = packed.raw_data();
+  uint8_t* dst = codes.data<uint8_t>();
+  for (int64_t i = 0; i < packed.numel(); ++i) dst[i] = narrow_code_at(src, packed.dtype(), i);
+  return codes;
+}
+
+void pack_codes(const Tensor& codes, Tensor& packed) {
+  const uint8_t* src = codes.data<uint8_t>();
+  const int64_t n = std::min(codes.numel(), packed.numel());
+  void* dst = packed.raw_data();
+  if (packed.nbytes() > 0) std::memset(dst, 0, packed.nbytes());  // the unused bits of the last byte stay 0
+  for (int64_t i = 0; i < n; ++i) set_narrow_code(dst, packed.dtype(), i, src[i]);
+}
+
 Status strided_copy(const Tensor& src, int64_t src_offset, const std::vector<int64_t>& src_strides,
                     const Shape& shape, Tensor& dst) {
   if (src_strides.size() != shape.size() || shape_size(shape) != dst.numel() || src.dtype() != dst.dtype())
     return error(StatusCode::kInternal, "strided_copy: inconsistent shapes or types");
   if (dst.numel() == 0) return Status::Ok();
+  if (is_packed_type(src.dtype())) {  // moved as one code a byte, then packed again
+    Tensor moved(DataType::kUInt8, dst.shape());
+    ONYX_RETURN_IF_ERROR(strided_copy(unpack_codes(src), src_offset, src_strides, shape, moved));
+    pack_codes(moved, dst);
+    return Status::Ok();
+  }
   Shape s = shape;
   std::vector<int64_t> st = src_strides;
   coalesce(s, st);

@@ -36,10 +36,19 @@ Status dispatch_by_size(DataType dtype, F&& fn) {
   return not_implemented("no kernel for element type ", data_type_name(dtype));
 }
 
+// The packed sub-byte types (int4, uint4, int2, uint2, float4e2m1: is_packed_type) hold two or
+// four elements a byte, which no opaque word addresses: kernels move them as one uint8 code
+// per element. unpack_codes gives a uint8 tensor of `packed`'s shape; pack_codes writes the
+// codes' low bits into `packed` (the same number of elements), the spare bits of its last
+// byte 0.
+Tensor unpack_codes(const Tensor& packed);
+void pack_codes(const Tensor& codes, Tensor& packed);
+
 // Fills dst row-major over `shape` (shape_size(shape) == dst.numel()) with
 //   dst[i_0, ..., i_k] = src[src_offset + sum_d i_d * src_strides[d]].
 // Strides are in elements and may be zero (broadcast) or negative (reversal); every
-// addressed element must lie inside src. dst must have src's dtype.
+// addressed element must lie inside src. dst must have src's dtype; packed types are moved as
+// codes (above).
 Status strided_copy(const Tensor& src, int64_t src_offset, const std::vector<int64_t>& src_strides,
                     const Shape& shape, Tensor& dst);
 

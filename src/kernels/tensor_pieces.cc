@@ -3,6 +3,8 @@
 #include <cstring>
 #include <string>
 
+#include "core/narrow_types.h"
+
 namespace onyx {
 namespace {
 
@@ -23,6 +25,11 @@ void copy_elements(const Tensor& src, int64_t src_offset, Tensor& dst, int64_t d
     for (int64_t i = 0; i < count; ++i) d[i] = s[i];
     return;
   }
+  if (is_packed_type(src.dtype())) {  // element by element: an offset may fall inside a byte
+    for (int64_t i = 0; i < count; ++i)
+      set_narrow_code(dst.raw_data(), dst.dtype(), dst_offset + i, narrow_code_at(src.raw_data(), src.dtype(), src_offset + i));
+    return;
+  }
   const size_t item = src.itemsize();
   std::memcpy(static_cast<char*>(dst.raw_data()) + size_t(dst_offset) * item,
               static_cast<const char*>(src.raw_data()) + size_t(src_offset) * item, size_t(count) * item);
@@ -39,8 +46,8 @@ Result<Tensor> narrow_axis(const Tensor& t, int64_t axis, int64_t start, int64_t
   shape[size_t(axis)] = length;
   const int64_t outer = dims_product(t.shape(), 0, size_t(axis));
   const int64_t inner = dims_product(t.shape(), size_t(axis) + 1, t.shape().size());
-  if (outer == 1 || length == 0) {
-    // A contiguous block: share the buffer.
+  if ((outer == 1 || length == 0) && !is_packed_type(t.dtype())) {
+    // A contiguous block: share the buffer (a packed block may start inside a byte: copied).
     const size_t offset = t.offset() + size_t(start * inner) * t.itemsize();
     return Tensor(t.dtype(), shape, t.buffer(), length == 0 ? t.offset() : offset);
   }

@@ -11,7 +11,8 @@
 namespace onyx {
 
 // Copies `count` elements from src[src_offset..] to dst[dst_offset..] (same dtype; the caller
-// checks the ranges).
+// checks the ranges). Packed types are copied element by element, so two calls must not write
+// elements that share a byte at once.
 void copy_elements(const Tensor& src, int64_t src_offset, Tensor& dst, int64_t dst_offset, int64_t count);
 
 // Elements [start, start + length) of `t` along `axis` (0 <= axis < rank), the axis kept.

@@ -6,7 +6,7 @@ namespace {
 Status infer_bit_cast(InferenceContext& ctx) {
   const ir::Attribute* to = ctx.node().attribute("to");
   DataType elem = DataType::kUndefined;
-  if (to && to->type == ir::Attribute::Type::kInt && to->i > 0 && to->i <= int64_t(DataType::kBFloat16) &&
+  if (to && to->type == ir::Attribute::Type::kInt && to->i > 0 &&
       to->i != int64_t(DataType::kString) && is_valid_data_type(int(to->i)))
     elem = DataType(int(to->i));
   ctx.set_output(0, elem, ctx.input_shape(0));

@@ -228,9 +228,27 @@ write("transpose_e4m3fn", m, [narrow_proto("x", FLOAT8E4M3FN, flat, [2, 3])],
 m = one_node("Reshape", [("x", INT4, [2, 3]), ("s", TP.INT64, [1])], [("y", INT4, [6])])
 write("reshape_int4", m, [narrow_proto("x", INT4, [1, 2, 3, 4, 5, 6], [2, 3]), plain_proto("s", np.array([6]))],
       [narrow_proto("y", INT4, [1, 2, 3, 4, 5, 6], [6])])
+# Packed elements moved one code at a time: the transpose of [[1, 2, 3], [4, 5, 6]] (and
+# uint4's 15 and int4's -8, the codes at the ends).
 m = one_node("Transpose", [("x", INT4, [2, 3])], [("y", INT4, [3, 2])], perm=[1, 0])
-write("transpose_int4_refused", m, [narrow_proto("x", INT4, [1, 2, 3, 4, 5, 6], [2, 3])], [], kind="bad",
-      error="int4")
+write("transpose_int4", m, [narrow_proto("x", INT4, [1, 2, 3, 4, -8, 6], [2, 3])],
+      [narrow_proto("y", INT4, [1, 4, 2, -8, 3, 6], [3, 2])])
+m = one_node("Transpose", [("x", UINT4, [3, 1, 3])], [("y", UINT4, [3, 3, 1])], perm=[2, 0, 1])
+write("transpose_uint4_rank3", m, [narrow_proto("x", UINT4, [0, 1, 2, 13, 14, 15, 7, 8, 9], [3, 1, 3])],
+      [narrow_proto("y", UINT4, [0, 13, 7, 1, 14, 8, 2, 15, 9], [3, 3, 1])])
+# BitCast between packed types of one width keeps the codes (int4 -1 is uint4 15), and Pad
+# and ConstantOfShape fill with packed values.
+m = one_node("BitCast", [("x", INT4, [5])], [("y", UINT4, [5])], opset=26, to=UINT4)
+write("bitcast_int4_to_uint4", m, [narrow_proto("x", INT4, [-1, 0, 7, -8, 3], [5])],
+      [narrow_proto("y", UINT4, [15, 0, 7, 8, 3], [5])])
+m = one_node("BitCast", [("x", TP.UINT8, [3])], [("y", FLOAT8E4M3FN, [3])], opset=26, to=FLOAT8E4M3FN)
+write("bitcast_uint8_to_e4m3fn", m, [plain_proto("x", np.array([0x38, 0x40, 0xB8], np.uint8))],
+      [narrow_proto("y", FLOAT8E4M3FN, [0x38, 0x40, 0xB8], [3])])
+pad_model = model([helper.make_node("Pad", ["x", "pads", "value"], ["y"], mode="constant")],
+                  [helper.make_tensor_value_info("x", UINT2, [3])], [helper.make_tensor_value_info("y", UINT2, [6])],
+                  initializers=[helper.make_tensor("pads", TP.INT64, [2], [2, 1]), narrow_proto("value", UINT2, [3], [])],
+                  opset=25, ir_version=11)
+write("pad_uint2", pad_model, [narrow_proto("x", UINT2, [1, 2, 0], [3])], [narrow_proto("y", UINT2, [3, 3, 1, 2, 0, 3], [6])])
 # A packed tensor whose bytes do not cover its shape is refused at load.
 m = one_node("Identity", [("x", UINT4, [5])], [("y", UINT4, [5])])
 short = narrow_proto("x", UINT4, [1, 2, 3, 4, 5], [5])

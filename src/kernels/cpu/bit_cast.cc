@@ -2,10 +2,11 @@
 // TensorProto.DataType code), same shape; the bit widths must match. Elements are read as
 // little-endian bytes, which is how onyx stores them on every host it builds for.
 //
-// Types: the fixed-width types onyx's DataType has today (bool, the 8..64-bit integers,
-// float16, bfloat16, float, double, complex64, complex128). Any other 'to' or input type
-// (float8, int4, float4, int2 ...) is NOT_IMPLEMENTED naming it; string is not allowed by the
-// spec and is refused as well. Reading bytes as bool requires each byte to be 0 or 1 (any
+// Types: every non-string type onyx's DataType has (bool, the integers of 2 to 64 bits, the
+// float8 formats, float4e2m1, float16, bfloat16, float, double, complex64, complex128); the
+// packed ones (4 and 2 bits) keep their packed bytes, so int4 <-> uint4 <-> float4e2m1 and
+// int2 <-> uint2 are byte copies too. A 'to' code onyx does not know is NOT_IMPLEMENTED
+// naming it; string is not allowed by the spec and is refused as well. Reading bytes as bool requires each byte to be 0 or 1 (any
 // other byte would not be a valid bool): INVALID_ARGUMENT otherwise.
 #include <cstdint>
 #include <cstring>
@@ -16,18 +17,8 @@
 namespace onyx {
 namespace {
 
-// True for the element types BitCast can reinterpret (fixed width, at least one byte).
-bool bit_castable(DataType t) {
-  switch (t) {
-    case DataType::kFloat: case DataType::kUInt8: case DataType::kInt8: case DataType::kUInt16:
-    case DataType::kInt16: case DataType::kInt32: case DataType::kInt64: case DataType::kBool:
-    case DataType::kFloat16: case DataType::kDouble: case DataType::kUInt32: case DataType::kUInt64:
-    case DataType::kComplex64: case DataType::kComplex128: case DataType::kBFloat16:
-      return true;
-    default:
-      return false;
-  }
-}
+// True for the element types BitCast can reinterpret (all but string and undefined).
+bool bit_castable(DataType t) { return t != DataType::kString && t != DataType::kUndefined; }
 
 // ONNX's name for a TensorProto.DataType code onyx may not know, for messages.
 std::string onnx_type_code_name(int64_t code) {
@@ -47,8 +38,7 @@ class BitCastKernel final : public Kernel {
     if (to == nullptr || to->type != ir::Attribute::Type::kInt)
       return invalid_model("BitCast: attribute 'to' (an int TensorProto.DataType code) is required");
     if (to->i == int64_t(DataType::kString)) return invalid_model("BitCast: 'to' cannot be string");
-    if (to->i <= 0 || to->i > int64_t(DataType::kBFloat16) || !is_valid_data_type(int(to->i)) ||
-        !bit_castable(DataType(int(to->i))))
+    if (to->i <= 0 || !is_valid_data_type(int(to->i)) || !bit_castable(DataType(int(to->i))))
       return not_implemented("BitCast to ", onnx_type_code_name(to->i), " is not supported");
     to_ = DataType(int(to->i));
     return Status::Ok();
@@ -59,11 +49,10 @@ class BitCastKernel final : public Kernel {
     if (x->dtype() == DataType::kString) return invalid_argument("BitCast: the input cannot be a string tensor");
     if (!bit_castable(x->dtype()))
       return not_implemented("BitCast from ", data_type_name(x->dtype()), " is not supported");
-    if (data_type_size(x->dtype()) != data_type_size(to_))
-      return invalid_argument("BitCast: ", data_type_name(x->dtype()), " (", 8 * data_type_size(x->dtype()),
-                              " bits) and ", data_type_name(to_), " (", 8 * data_type_size(to_),
-                              " bits) differ in width");
-    const size_t bytes = size_t(x->numel()) * data_type_size(to_);
+    if (data_type_bits(x->dtype()) != data_type_bits(to_))
+      return invalid_argument("BitCast: ", data_type_name(x->dtype()), " (", data_type_bits(x->dtype()),
+                              " bits) and ", data_type_name(to_), " (", data_type_bits(to_), " bits) differ in width");
+    const size_t bytes = x->nbytes();
     if (to_ == DataType::kBool && x->dtype() != DataType::kBool) {
       const uint8_t* p = static_cast<const uint8_t*>(x->raw_data());
       for (size_t i = 0; i < bytes; ++i)

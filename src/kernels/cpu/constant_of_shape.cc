@@ -1,5 +1,7 @@
 // ConstantOfShape: a tensor of the given shape filled with the one-element 'value'
 // attribute (default float32 0); its dtype is value's.
+#include <algorithm>
+
 #include "kernels/element_copy.h"
 #include "kernels/kernel.h"
 #include "kernels/shape_util.h"
@@ -24,6 +26,13 @@ class ConstantOfShapeKernel final : public Kernel {
     for (int64_t d : shape)
       if (d < 0) return invalid_argument("ConstantOfShape: invalid shape ", shape_to_string(shape));
     ONYX_ASSIGN_OR_RETURN(Tensor* y, ctx.allocate_output(0, value_.dtype(), shape));
+    if (is_packed_type(value_.dtype())) {  // int4, float4e2m1, int2 ...: one code, repeated
+      const uint8_t code = unpack_codes(value_).data<uint8_t>()[0];
+      Tensor codes(DataType::kUInt8, shape);
+      std::fill_n(codes.data<uint8_t>(), codes.numel(), code);
+      pack_codes(codes, *y);
+      return Status::Ok();
+    }
     return dispatch_by_size(value_.dtype(), [&]<typename U>() -> Status {
       const U v = *value_.data<U>();
       U* out = y->data<U>();

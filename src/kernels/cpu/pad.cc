@@ -59,21 +59,37 @@ class PadKernel final : public Kernel {
       for (size_t o = 0; o < map.size(); ++o) map[o] = source_index(__int128(o) - pads[size_t(d)], x.dim(d));
     }
     ONYX_ASSIGN_OR_RETURN(Tensor fill, fill_value(ctx, x.dtype()));
+    if (is_packed_type(x.dtype())) {  // padded as one code a byte (element_copy.h)
+      Tensor codes(DataType::kUInt8, out_shape);
+      ONYX_RETURN_IF_ERROR(pad_elements(unpack_codes(x), unpack_codes(fill), maps, codes));
+      pack_codes(codes, *y);
+      return Status::Ok();
+    }
+    return pad_elements(x, fill, maps, *y);
+  }
+
+ private:
+  // y[i] = x[maps[0][i_0], ..., maps[r-1][i_r-1]], or the one element of `fill` where a map is
+  // -1. y has x's dtype (not packed) and shape [maps[d].size()].
+  static Status pad_elements(const Tensor& x, const Tensor& fill, const std::vector<std::vector<int64_t>>& maps,
+                             Tensor& y) {
+    const int64_t rank = x.rank();
+    const Shape& out_shape = y.shape();
     if (rank == 0) {
-      copy_elements(x, 0, *y, 0, 1);
+      copy_elements(x, 0, y, 0, 1);
       return Status::Ok();
     }
 
     const std::vector<int64_t> strides = shape_strides(x.shape());
     return dispatch_by_size(x.dtype(), [&]<typename U>() -> Status {
       const U* in = x.data<U>();
-      U* out = y->data<U>();
+      U* out = y.data<U>();
       const U value = *fill.data<U>();
       const int64_t inner = out_shape.back();
       const std::vector<int64_t>& inner_map = maps.back();
       const int64_t inner_stride = strides.back();
       std::vector<int64_t> idx(size_t(rank), 0);
-      for (int64_t row = 0, rows = y->numel() / inner; row < rows; ++row) {
+      for (int64_t row = 0, rows = y.numel() / inner; row < rows; ++row) {
         int64_t base = 0;
         bool filled = false;
         for (int64_t d = 0; d + 1 < rank; ++d) {
@@ -95,7 +111,6 @@ class PadKernel final : public Kernel {
     });
   }
 
- private:
   // Fills pads ([begins..., ends...] over all dims) from the attribute or inputs 1 and 3.
   Status read_pads(const KernelContext& ctx, int64_t rank, std::vector<int64_t>& pads) const {
     std::vector<int64_t> given = pads_attr_;

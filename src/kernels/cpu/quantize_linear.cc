@@ -56,7 +56,7 @@ class QuantizeLinearKernel final : public Kernel {
     if (narrow_float) {
       for (int64_t i = 0; i < x.numel(); ++i) {
         const double v = scaled(i, &z);
-        set_narrow_code(dst, out, i, float_to_narrow_float(out, float(v + z), saturate_));
+        set_narrow_code(dst, out, i, float_to_narrow_float(out, float_rounded_to_odd(v + z), saturate_));
       }
       return Status::Ok();
     }
