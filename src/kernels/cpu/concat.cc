@@ -1,5 +1,9 @@
 // Concat: joins its inputs along 'axis' (default 1 before opset 4, required after; negative
 // from opset 11). Inputs share dtype and rank and agree on every other dim.
+#include <algorithm>
+#include <vector>
+
+#include "core/parallel.h"
 #include "kernels/element_copy.h"
 #include "kernels/kernel.h"
 
@@ -41,6 +45,30 @@ class ConcatKernel final : public Kernel {
     int64_t inner = 1;
     for (int64_t d = axis + 1; d < rank; ++d) inner *= out_shape[size_t(d)];
     const int64_t out_row = out_shape[size_t(axis)] * inner;
+    if (first.dtype() != DataType::kString && !is_packed_type(first.dtype()) && y->numel() > 0) {
+      // Output rows in turn, each the inputs' rows side by side, as words of the element's size.
+      return dispatch_by_size(first.dtype(), [&]<typename U>() -> Status {
+        std::vector<const U*> from(static_cast<size_t>(n));
+        std::vector<int64_t> widths(static_cast<size_t>(n));
+        for (int i = 0; i < n; ++i) {
+          from[size_t(i)] = ctx.input(i).data<U>();
+          widths[size_t(i)] = ctx.input(i).dim(axis) * inner;
+        }
+        U* out = y->data<U>();
+        parallel_for(outer, std::max<int64_t>(1, 16384 / std::max<int64_t>(out_row, 1)), [&](int64_t begin, int64_t end) {
+          for (int64_t o = begin; o < end; ++o) {
+            U* to = out + o * out_row;
+            for (int i = 0; i < n; ++i) {
+              const int64_t w = widths[size_t(i)];
+              const U* src = from[size_t(i)] + o * w;
+              for (int64_t k = 0; k < w; ++k) to[k] = src[k];
+              to += w;
+            }
+          }
+        });
+        return Status::Ok();
+      });
+    }
     int64_t col = 0;  // where the current input starts inside an output row
     for (int i = 0; i < n; ++i) {
       const Tensor& t = ctx.input(i);

@@ -2,8 +2,11 @@
 // matches NaN) set to the imputed value of its feature (one per feature, or one for all).
 // Float and double X use imputed_value_floats / replaced_value_float; int64 and int32 X the
 // int64 forms.
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
+#include "core/parallel.h"
 #include "kernels/dispatch.h"
 #include "kernels/kernel.h"
 
@@ -37,15 +40,27 @@ class ImputerKernel final : public Kernel {
     return dispatch<float, double, int64_t, int32_t>(x.dtype(), [&]<typename T>() -> Status {
       const T* in = x.data<T>();
       T* out = y->data<T>();
-      for (int64_t i = 0; i < x.numel(); ++i) {
-        const size_t k = count == 1 ? 0 : size_t(i % c);
-        if constexpr (std::is_floating_point_v<T>) {
-          const bool hit = std::isnan(replaced_float_) ? std::isnan(in[i]) : in[i] == T(replaced_float_);
-          out[i] = hit ? T(floats_[k]) : in[i];
-        } else {
-          out[i] = int64_t(in[i]) == replaced_int_ ? T(ints_[k]) : in[i];
-        }
+      // the imputed value of each feature, in X's type
+      std::vector<T> imputed(size_t(std::max<int64_t>(c, 1)));
+      for (size_t k = 0; k < imputed.size(); ++k) {
+        const size_t from = count == 1 ? 0 : k;
+        if constexpr (std::is_floating_point_v<T>) imputed[k] = T(floats_[from]);
+        else imputed[k] = T(ints_[from]);
       }
+      const int64_t width = std::max<int64_t>(c, 1), rows = x.numel() / width;
+      const bool nan_replaced = std::isnan(replaced_float_);
+      parallel_for(rows, std::max<int64_t>(1, 16384 / width), [&](int64_t begin, int64_t end) {
+        for (int64_t i = begin * width; i < end * width; ++i) {
+          const T v = in[i];
+          const T sub = imputed[size_t(i % width)];
+          if constexpr (std::is_floating_point_v<T>) {
+            const bool hit = nan_replaced ? std::isnan(v) : v == T(replaced_float_);
+            out[i] = hit ? sub : v;
+          } else {
+            out[i] = int64_t(v) == replaced_int_ ? sub : v;
+          }
+        }
+      });
       return Status::Ok();
     });
   }

@@ -1,8 +1,11 @@
 // ai.onnx.ml LinearRegressor: Y [N, targets] float = X . coefficients^T + intercepts
 // (coefficients [targets, C] row-major; intercepts empty or one per target), each row then
-// post-transformed.
+// post-transformed. The products are float32 (kernels/ml_products.h), as ONNX Runtime computes
+// them; the post-transforms run in double.
+#include "core/parallel.h"
 #include "kernels/kernel.h"
 #include "kernels/ml_common.h"
+#include "kernels/ml_products.h"
 
 namespace onyx {
 namespace {
@@ -19,27 +22,26 @@ class LinearRegressorKernel final : public Kernel {
       return invalid_model("LinearRegressor: ", coefficients_.size(), " coefficients do not make ", targets_, " rows");
     if (!intercepts_.empty() && int64_t(intercepts_.size()) != targets_)
       return invalid_model("LinearRegressor: ", intercepts_.size(), " intercepts for ", targets_, " targets");
-    return Status::Ok();
+    return products_.init(coefficients_, targets_, int64_t(coefficients_.size()) / targets_, intercepts_);
   }
 
   Status compute(KernelContext& ctx) const override {
-    int64_t n = 0, c = 0;
-    Tensor x;
-    ONYX_RETURN_IF_ERROR(ml::read_feature_rows(ctx, 0, "LinearRegressor", &n, &c, &x));
-    if (c * targets_ != int64_t(coefficients_.size()))
-      return invalid_argument("LinearRegressor: X has ", c, " features, the model ", coefficients_.size() / size_t(targets_));
-    ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kFloat, {n, targets_}));
-    std::vector<double> row(static_cast<size_t>(targets_));
-    const double* xd = x.data<double>();
-    for (int64_t r = 0; r < n; ++r) {
-      for (int64_t t = 0; t < targets_; ++t) {
-        double s = intercepts_.empty() ? 0.0 : intercepts_[size_t(t)];
-        for (int64_t k = 0; k < c; ++k) s += xd[r * c + k] * coefficients_[size_t(t * c + k)];
-        row[size_t(t)] = s;
+    ONYX_ASSIGN_OR_RETURN(ml::FloatRows x, ml::read_float_rows(ctx, 0, "LinearRegressor"));
+    const int64_t n = x.rows;
+    if (x.cols != products_.features())
+      return invalid_argument("LinearRegressor: X has ", x.cols, " features, the model ", products_.features());
+    ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_uninitialized(0, DataType::kFloat, {n, targets_}));
+    float* out = y->data<float>();
+    ONYX_RETURN_IF_ERROR(products_.run(x.data, n, out));
+    if (transform_ == ml::PostTransform::kNone) return Status::Ok();
+    parallel_for(n, 256, [&](int64_t begin, int64_t end) {
+      std::vector<double> row(static_cast<size_t>(targets_));
+      for (int64_t r = begin; r < end; ++r) {
+        for (int64_t t = 0; t < targets_; ++t) row[size_t(t)] = out[r * targets_ + t];
+        ml::post_transform_row(transform_, row.data(), targets_);
+        for (int64_t t = 0; t < targets_; ++t) out[r * targets_ + t] = float(row[size_t(t)]);
       }
-      ml::post_transform_row(transform_, row.data(), targets_);
-      for (int64_t t = 0; t < targets_; ++t) y->data<float>()[r * targets_ + t] = float(row[size_t(t)]);
-    }
+    });
     return Status::Ok();
   }
 
@@ -47,6 +49,7 @@ class LinearRegressorKernel final : public Kernel {
   ml::PostTransform transform_ = ml::PostTransform::kNone;
   std::vector<float> coefficients_, intercepts_;
   int64_t targets_ = 1;
+  ml::RowProducts products_;
 };
 
 }  // namespace

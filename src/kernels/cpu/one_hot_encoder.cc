@@ -2,9 +2,14 @@
 // category among the K of cats_int64s or cats_strings (numeric X is matched against
 // cats_int64s, truncated to int64; string X against cats_strings). An element in no category
 // gives an all-zero row when zeros = 1 (the default), INVALID_ARGUMENT when zeros = 0.
+// Integer categories spanning at most 65,536 values are looked up in a direct table.
+#include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <unordered_map>
+#include <vector>
 
+#include "core/parallel.h"
 #include "kernels/kernel.h"
 
 namespace onyx {
@@ -20,6 +25,14 @@ class OneHotEncoderKernel final : public Kernel {
     for (size_t i = 0; i < ints.size(); ++i) int_index_.emplace(ints[i], int64_t(i));
     for (size_t i = 0; i < strings.size(); ++i) string_index_.emplace(strings[i], int64_t(i));
     count_ = int64_t(ints.size() + strings.size());
+    if (!ints.empty()) {
+      const auto [lo, hi] = std::minmax_element(ints.begin(), ints.end());
+      if (*hi - *lo < (int64_t(1) << 16)) {
+        table_base_ = *lo;
+        table_.assign(size_t(*hi - *lo + 1), -1);
+        for (size_t i = ints.size(); i-- > 0;) table_[size_t(ints[i] - *lo)] = int32_t(i);  // the first of repeats
+      }
+    }
     zeros_ = info.attr_int("zeros", 1) != 0;
     return Status::Ok();
   }
@@ -34,29 +47,52 @@ class OneHotEncoderKernel final : public Kernel {
       return invalid_argument("OneHotEncoder: ", x.describe(), " input needs ", strings ? "cats_strings" : "cats_int64s");
     Shape shape = x.shape();
     shape.push_back(count_);
-    ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kFloat, shape));
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      int64_t at = -1;
-      if (strings) {
-        auto it = string_index_.find(x.data<std::string>()[i]);
-        if (it != string_index_.end()) at = it->second;
-      } else {
-        const bool integral = t == DataType::kInt64 || t == DataType::kInt32;
-        const double d = integral ? 0.0 : x.get_double(i);
-        if (integral || (d > -9.2e18 && d < 9.2e18)) {  // NaN and values past int64 are in no category
-          auto it = int_index_.find(integral ? x.get_int64(i) : int64_t(d));
-          if (it != int_index_.end()) at = it->second;
-        }
+    ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_uninitialized(0, DataType::kFloat, shape));
+    float* out = y->data<float>();
+    std::atomic<int64_t> missing{-1};  // an element in no category (zeros = 0)
+    parallel_for(x.numel(), 4096, [&](int64_t begin, int64_t end) {
+      for (int64_t i = begin; i < end; ++i) {
+        const int64_t at = category_of(x, i);
+        std::fill_n(out + i * count_, count_, 0.f);  // each row written once, zeros and all
+        if (at >= 0) out[i * count_ + at] = 1.f;
+        else if (!zeros_) missing.store(i);
       }
-      if (at >= 0) y->data<float>()[i * count_ + at] = 1.f;
-      else if (!zeros_) return invalid_argument("OneHotEncoder: element ", i, " is in no category and zeros is 0");
-    }
+    });
+    if (missing.load() >= 0)
+      return invalid_argument("OneHotEncoder: element ", missing.load(), " is in no category and zeros is 0");
     return Status::Ok();
   }
 
  private:
+  // The category index of element i of x, or -1.
+  int64_t category_of(const Tensor& x, int64_t i) const {
+    const DataType t = x.dtype();
+    if (t == DataType::kString) {
+      auto it = string_index_.find(x.data<std::string>()[i]);
+      return it == string_index_.end() ? -1 : it->second;
+    }
+    int64_t v = 0;
+    if (t == DataType::kInt64) {
+      v = x.data<int64_t>()[i];
+    } else if (t == DataType::kInt32) {
+      v = x.data<int32_t>()[i];
+    } else {
+      const double d = t == DataType::kFloat ? double(x.data<float>()[i]) : x.data<double>()[i];
+      if (!(d > -9.2e18 && d < 9.2e18)) return -1;  // NaN and values past int64 are in no category
+      v = int64_t(d);
+    }
+    if (!table_.empty()) {
+      const uint64_t offset = uint64_t(v) - uint64_t(table_base_);
+      return offset < table_.size() ? table_[offset] : -1;
+    }
+    auto it = int_index_.find(v);
+    return it == int_index_.end() ? -1 : it->second;
+  }
+
   std::unordered_map<int64_t, int64_t> int_index_;
   std::unordered_map<std::string, int64_t> string_index_;
+  std::vector<int32_t> table_;  // category index of table_base_ + k, or -1 (small integer ranges)
+  int64_t table_base_ = 0;
   int64_t count_ = 0;
   bool zeros_ = true;
 };

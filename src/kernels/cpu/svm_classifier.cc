@@ -10,12 +10,16 @@
 // coefficient is >= 0, as ONNX Runtime does. With prob_a / prob_b (Platt scaling): each pair's
 // probability r_ij = 1 / (1 + exp(d A_p + B_p)), clamped to [1e-7, 1 - 1e-7], r_ji = 1 - r_ij,
 // coupled into class probabilities by Wu, Lin and Weng's method (libsvm's), then
-// post-transformed: Z [N, class_count].
+// post-transformed: Z [N, class_count]. Kernel values and the pair sums d are float32 products
+// (kernels/ml_products.h), as ONNX Runtime computes them, in blocks of rows; votes,
+// probabilities and post-transforms run in double.
 #include <algorithm>
 #include <cmath>
 
+#include "core/parallel.h"
 #include "kernels/kernel.h"
 #include "kernels/ml_common.h"
+#include "kernels/ml_products.h"
 #include "kernels/svm_common.h"
 
 namespace onyx {
@@ -89,7 +93,7 @@ class SvmClassifierKernel final : public Kernel {
       if (rho_.size() != 1 && int64_t(rho_.size()) != classes_)
         return invalid_model("SVMClassifier: rho needs 1 or ", classes_, " values, got ", rho_.size());
       features_ = int64_t(coefficients_.size()) / classes_;
-      return Status::Ok();
+      return pair_sums_.init(coefficients_, classes_, features_, rho_);
     }
     if (int64_t(per_class_.size()) != classes_)
       return invalid_model("SVMClassifier: vectors_per_class has ", per_class_.size(), " entries for ", classes_, " classes");
@@ -108,73 +112,97 @@ class SvmClassifierKernel final : public Kernel {
       return not_implemented("SVMClassifier: two classes without probabilities and post_transform PROBIT");
     features_ = int64_t(support_vectors_.size()) / vectors_;
     all_positive_ = *std::min_element(coefficients_.begin(), coefficients_.end()) >= 0;
-    return Status::Ok();
+    ONYX_RETURN_IF_ERROR(kernel_matrix_.init(kernel_, support_vectors_, vectors_, features_));
+    // d_p = rho_p + sum_v pair_coefficients[p][v] K(x, v): class i's vectors weighted by
+    // coefficients row j - 1, class j's by row i, every other vector by 0.
+    std::vector<float> pair_coefficients(size_t(pairs_ * vectors_), 0.0f);
+    int64_t p = 0;
+    for (int64_t i = 0; i < classes_; ++i) {
+      for (int64_t j = i + 1; j < classes_; ++j, ++p) {
+        float* row = &pair_coefficients[size_t(p * vectors_)];
+        for (int64_t v = starts_[size_t(i)]; v < starts_[size_t(i)] + per_class_[size_t(i)]; ++v)
+          row[v] = coefficients_[size_t((j - 1) * vectors_ + v)];
+        for (int64_t v = starts_[size_t(j)]; v < starts_[size_t(j)] + per_class_[size_t(j)]; ++v)
+          row[v] = coefficients_[size_t(i * vectors_ + v)];
+      }
+    }
+    return pair_sums_.init(std::move(pair_coefficients), pairs_, vectors_, rho_);
   }
 
   Status compute(KernelContext& ctx) const override {
-    int64_t n = 0, c = 0;
-    Tensor x;
-    ONYX_RETURN_IF_ERROR(ml::read_feature_rows(ctx, 0, "SVMClassifier", &n, &c, &x));
+    ONYX_ASSIGN_OR_RETURN(ml::FloatRows x, ml::read_float_rows(ctx, 0, "SVMClassifier"));
+    const int64_t n = x.rows, c = x.cols;
     if (c != features_) return invalid_argument("SVMClassifier: X has ", c, " features, the model ", features_);
     const bool svc = vectors_ > 0, proba = svc && !prob_a_.empty();
     const int64_t width = !svc || proba ? classes_ : pairs_ == 1 ? 2 : pairs_;
-    ONYX_ASSIGN_OR_RETURN(Tensor * z, ctx.allocate_output(1, DataType::kFloat, {n, width}));
+    const int64_t sums = svc ? pairs_ : classes_;  // values per row of the last product
+    ONYX_ASSIGN_OR_RETURN(Tensor * z, ctx.allocate_output_uninitialized(1, DataType::kFloat, {n, width}));
     std::vector<int64_t> chosen(static_cast<size_t>(n));
-    std::vector<double> scores(size_t(std::max(width, pairs_))), k_values(static_cast<size_t>(vectors_)), votes(static_cast<size_t>(classes_));
-    std::vector<double> pairwise(size_t(classes_ * classes_));
-    const ml::SvmKernel linear;
-    for (int64_t r = 0; r < n; ++r) {
-      const double* row = x.data<double>() + r * c;
-      int64_t best = 0;
-      if (!svc) {
-        for (int64_t j = 0; j < classes_; ++j)
-          scores[size_t(j)] = linear(row, &coefficients_[size_t(j * c)], c) + rho_[rho_.size() == 1 ? 0 : size_t(j)];
-        ml::post_transform_row(transform_, scores.data(), classes_);
-        for (int64_t j = 1; j < classes_; ++j)
-          if (scores[size_t(j)] > scores[size_t(best)]) best = j;
+    const int64_t block = std::min(n, ml::rows_per_block(svc ? vectors_ : sums));
+    ONYX_ASSIGN_OR_RETURN(Tensor d, ctx.allocate_scratch(DataType::kFloat, {std::max<int64_t>(block, 1), sums}));
+    Tensor k;
+    if (svc) {
+      ONYX_ASSIGN_OR_RETURN(k, ctx.allocate_scratch(DataType::kFloat, {std::max<int64_t>(block, 1), vectors_}));
+    }
+    for (int64_t r0 = 0; r0 < n; r0 += block) {
+      const int64_t rows = std::min(block, n - r0);
+      if (svc) {
+        ONYX_RETURN_IF_ERROR(kernel_matrix_.run(x.data + r0 * c, rows, k.data<float>()));
+        ONYX_RETURN_IF_ERROR(pair_sums_.run(k.data<float>(), rows, d.data<float>()));
       } else {
-        for (int64_t v = 0; v < vectors_; ++v) k_values[size_t(v)] = kernel_(row, &support_vectors_[size_t(v * c)], c);
-        std::fill(votes.begin(), votes.end(), 0.0);
-        int64_t p = 0;
-        for (int64_t i = 0; i < classes_; ++i) {
-          for (int64_t j = i + 1; j < classes_; ++j, ++p) {
-            double d = rho_[size_t(p)];
-            for (int64_t v = 0; v < per_class_[size_t(i)]; ++v)
-              d += coefficients_[size_t((j - 1) * vectors_ + starts_[size_t(i)] + v)] * k_values[size_t(starts_[size_t(i)] + v)];
-            for (int64_t v = 0; v < per_class_[size_t(j)]; ++v)
-              d += coefficients_[size_t(i * vectors_ + starts_[size_t(j)] + v)] * k_values[size_t(starts_[size_t(j)] + v)];
-            scores[size_t(p)] = d;
-            votes[size_t(d > 0 ? i : j)] += 1;
-          }
-        }
-        for (int64_t j = 1; j < classes_; ++j)
-          if (votes[size_t(j)] > votes[size_t(best)]) best = j;
-        if (proba) {
-          p = 0;
-          for (int64_t i = 0; i < classes_; ++i) {
-            for (int64_t j = i + 1; j < classes_; ++j, ++p) {
-              const double v = std::clamp(1.0 / (1.0 + std::exp(scores[size_t(p)] * prob_a_[size_t(p)] + prob_b_[size_t(p)])),
-                                          1e-7, 1 - 1e-7);
-              pairwise[size_t(i * classes_ + j)] = v;
-              pairwise[size_t(j * classes_ + i)] = 1 - v;
-            }
-          }
-          couple_pairwise(classes_, pairwise, scores.data());
-          ml::post_transform_row(transform_, scores.data(), classes_);
-        } else if (pairs_ == 1) {
-          const double d = scores[0];
-          scores[0] = -d;
-          scores[1] = d;
-          ml::post_transform_row(transform_, scores.data(), 2);
-          if (all_positive_) best = 1;
-        } else {
-          ml::post_transform_row(transform_, scores.data(), pairs_);
-        }
+        ONYX_RETURN_IF_ERROR(pair_sums_.run(x.data + r0 * c, rows, d.data<float>()));
       }
-      chosen[size_t(r)] = best;
-      for (int64_t e = 0; e < width; ++e) z->data<float>()[r * width + e] = float(scores[size_t(e)]);
+      parallel_for(rows, 64, [&](int64_t begin, int64_t end) {
+        std::vector<double> scores(size_t(std::max(width, sums)));
+        std::vector<double> votes(static_cast<size_t>(classes_)), pairwise(size_t(classes_ * classes_));
+        for (int64_t r = begin; r < end; ++r) {
+          for (int64_t e = 0; e < sums; ++e) scores[size_t(e)] = d.data<float>()[r * sums + e];
+          chosen[size_t(r0 + r)] = finish_row(scores, votes, pairwise);
+          for (int64_t e = 0; e < width; ++e) z->data<float>()[(r0 + r) * width + e] = float(scores[size_t(e)]);
+        }
+      });
     }
     return labels_.write(ctx, 0, chosen);
+  }
+
+  // From a row's sums (class scores in the linear form, pair values d otherwise) to Z's row
+  // in `scores` and the chosen class, which it returns.
+  int64_t finish_row(std::vector<double>& scores, std::vector<double>& votes, std::vector<double>& pairwise) const {
+    int64_t best = 0;
+    if (vectors_ == 0) {
+      ml::post_transform_row(transform_, scores.data(), classes_);
+      for (int64_t j = 1; j < classes_; ++j)
+        if (scores[size_t(j)] > scores[size_t(best)]) best = j;
+      return best;
+    }
+    std::fill(votes.begin(), votes.end(), 0.0);
+    int64_t p = 0;
+    for (int64_t i = 0; i < classes_; ++i)
+      for (int64_t j = i + 1; j < classes_; ++j, ++p) votes[size_t(scores[size_t(p)] > 0 ? i : j)] += 1;
+    for (int64_t j = 1; j < classes_; ++j)
+      if (votes[size_t(j)] > votes[size_t(best)]) best = j;
+    if (!prob_a_.empty()) {
+      p = 0;
+      for (int64_t i = 0; i < classes_; ++i) {
+        for (int64_t j = i + 1; j < classes_; ++j, ++p) {
+          const double v = std::clamp(1.0 / (1.0 + std::exp(scores[size_t(p)] * prob_a_[size_t(p)] + prob_b_[size_t(p)])),
+                                      1e-7, 1 - 1e-7);
+          pairwise[size_t(i * classes_ + j)] = v;
+          pairwise[size_t(j * classes_ + i)] = 1 - v;
+        }
+      }
+      couple_pairwise(classes_, pairwise, scores.data());
+      ml::post_transform_row(transform_, scores.data(), classes_);
+    } else if (pairs_ == 1) {
+      const double dv = scores[0];
+      scores[0] = -dv;
+      scores[1] = dv;
+      ml::post_transform_row(transform_, scores.data(), 2);
+      if (all_positive_) best = 1;
+    } else {
+      ml::post_transform_row(transform_, scores.data(), pairs_);
+    }
+    return best;
   }
 
  private:
@@ -185,6 +213,8 @@ class SvmClassifierKernel final : public Kernel {
   std::vector<int64_t> per_class_, starts_;
   int64_t classes_ = 0, vectors_ = 0, pairs_ = 0, features_ = 0;
   bool all_positive_ = false;
+  ml::SvmKernelMatrix kernel_matrix_;  // K(x, support vector v), in SVC mode
+  ml::RowProducts pair_sums_;          // d per class pair (SVC) or class scores (linear), with rho
 };
 
 }  // namespace

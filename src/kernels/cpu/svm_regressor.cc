@@ -2,9 +2,13 @@
 // sum_j coefficients[j] K(x, support_vector_j) + rho[0] (K by kernel_type / kernel_params);
 // with n_supports = 0 it is the linear x . coefficients + rho[0]. one_class = 1 turns the
 // score into +1 (> 0) or -1. post_transform LOGISTIC and PROBIT apply to the score; SOFTMAX
-// and SOFTMAX_ZERO of one score are refused.
+// and SOFTMAX_ZERO of one score are refused. Kernel values and sums are float32
+// (kernels/ml_products.h), as ONNX Runtime computes them, in blocks of rows.
+#include <algorithm>
+
 #include "kernels/kernel.h"
 #include "kernels/ml_common.h"
+#include "kernels/ml_products.h"
 #include "kernels/svm_common.h"
 
 namespace onyx {
@@ -32,31 +36,36 @@ class SvmRegressorKernel final : public Kernel {
         return invalid_model("SVMRegressor: ", support_vectors_.size(), " support_vectors values do not make ", supports_,
                              " vectors");
       features_ = int64_t(support_vectors_.size()) / supports_;
-    } else {
-      if (coefficients_.empty()) return invalid_model("SVMRegressor needs coefficients");
-      features_ = int64_t(coefficients_.size());
+      ONYX_RETURN_IF_ERROR(kernel_matrix_.init(kernel_, support_vectors_, supports_, features_));
+      return sums_.init(coefficients_, 1, supports_, rho_);
     }
-    return Status::Ok();
+    if (coefficients_.empty()) return invalid_model("SVMRegressor needs coefficients");
+    features_ = int64_t(coefficients_.size());
+    return sums_.init(coefficients_, 1, features_, rho_);
   }
 
   Status compute(KernelContext& ctx) const override {
-    int64_t n = 0, c = 0;
-    Tensor x;
-    ONYX_RETURN_IF_ERROR(ml::read_feature_rows(ctx, 0, "SVMRegressor", &n, &c, &x));
+    ONYX_ASSIGN_OR_RETURN(ml::FloatRows x, ml::read_float_rows(ctx, 0, "SVMRegressor"));
+    const int64_t n = x.rows, c = x.cols;
     if (c != features_) return invalid_argument("SVMRegressor: X has ", c, " features, the model ", features_);
-    ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output(0, DataType::kFloat, {n, 1}));
-    const ml::SvmKernel linear;
-    for (int64_t r = 0; r < n; ++r) {
-      const double* row = x.data<double>() + r * c;
-      double s = rho_[0];
-      if (supports_ > 0) {
-        for (int64_t j = 0; j < supports_; ++j) s += coefficients_[size_t(j)] * kernel_(row, &support_vectors_[size_t(j * c)], c);
-      } else {
-        s += linear(row, coefficients_.data(), c);
+    ONYX_ASSIGN_OR_RETURN(Tensor * y, ctx.allocate_output_uninitialized(0, DataType::kFloat, {n, 1}));
+    float* out = y->data<float>();
+    if (supports_ == 0) {
+      ONYX_RETURN_IF_ERROR(sums_.run(x.data, n, out));
+    } else {
+      const int64_t block = std::min(n, ml::rows_per_block(supports_));
+      ONYX_ASSIGN_OR_RETURN(Tensor k, ctx.allocate_scratch(DataType::kFloat, {std::max<int64_t>(block, 1), supports_}));
+      for (int64_t r0 = 0; r0 < n; r0 += block) {
+        const int64_t rows = std::min(block, n - r0);
+        ONYX_RETURN_IF_ERROR(kernel_matrix_.run(x.data + r0 * c, rows, k.data<float>()));
+        ONYX_RETURN_IF_ERROR(sums_.run(k.data<float>(), rows, out + r0));
       }
+    }
+    for (int64_t r = 0; r < n; ++r) {
+      double s = out[r];
       if (one_class_) s = s > 0 ? 1 : -1;
       ml::post_transform_row(transform_, &s, 1);
-      y->data<float>()[r] = float(s);
+      out[r] = float(s);
     }
     return Status::Ok();
   }
@@ -67,6 +76,8 @@ class SvmRegressorKernel final : public Kernel {
   std::vector<float> coefficients_, support_vectors_, rho_;
   int64_t supports_ = 0, features_ = 0;
   bool one_class_ = false;
+  ml::SvmKernelMatrix kernel_matrix_;  // K(x, support vector j), when supports_ > 0
+  ml::RowProducts sums_;               // rho + coefficients . (K row, or x in the linear form)
 };
 
 }  // namespace

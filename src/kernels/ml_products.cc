@@ -1,0 +1,139 @@
+#include "kernels/ml_products.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/parallel.h"
+#include "kernels/onednn_matmul.h"
+#include "kernels/vector_math.h"
+
+namespace onyx::ml {
+namespace {
+
+// y[r][e] = x[r] . w[e] (+ bias[e]) for n rows, one dot product at a time.
+void dot_products(const float* x, int64_t n, const float* w, int64_t rows, int64_t features,
+                                     const float* bias, float* y) {
+  for (int64_t r = 0; r < n; ++r) {
+    const float* a = x + r * features;
+    for (int64_t e = 0; e < rows; ++e) {
+      const float* b = w + e * features;
+      float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+      for (int64_t k = 0; k < features; ++k) s += a[k] * b[k];
+      y[r * rows + e] = s + (bias ? bias[e] : 0.0f);
+    }
+  }
+}
+
+}  // namespace
+
+Result<FloatRows> read_float_rows(KernelContext& ctx, int input, const char* op) {
+  const Tensor& x = ctx.input(input);
+  if (!x.defined()) return invalid_argument(op, ": input ", input, " must be a tensor");
+  if (x.rank() != 1 && x.rank() != 2) return invalid_argument(op, ": X must be [C] or [N, C], got ", x.describe());
+  const DataType t = x.dtype();
+  if (t != DataType::kFloat && t != DataType::kDouble && t != DataType::kInt64 && t != DataType::kInt32)
+    return not_implemented(op, ": X of type ", data_type_name(t), " (float, double, int64 or int32 only)");
+  FloatRows rows;
+  rows.rows = x.rank() == 1 ? 1 : x.dim(0);
+  rows.cols = x.rank() == 1 ? x.dim(0) : x.dim(1);
+  if (t == DataType::kFloat) {
+    rows.data = x.data<float>();
+    return rows;
+  }
+  ONYX_ASSIGN_OR_RETURN(rows.scratch, ctx.allocate_scratch(DataType::kFloat, {x.numel()}));
+  float* d = rows.scratch.data<float>();
+  for (int64_t i = 0; i < x.numel(); ++i) d[i] = float(x.get_double(i));
+  rows.data = d;
+  return rows;
+}
+
+RowProducts::RowProducts() = default;
+RowProducts::~RowProducts() = default;
+RowProducts::RowProducts(RowProducts&&) noexcept = default;
+RowProducts& RowProducts::operator=(RowProducts&&) noexcept = default;
+
+Status RowProducts::init(std::vector<float> w, int64_t rows, int64_t features, std::vector<float> bias) {
+  if (rows <= 0 || features <= 0 || int64_t(w.size()) != rows * features)
+    return invalid_model("a matrix of ", w.size(), " values is not ", rows, " x ", features);
+  if (bias.size() == 1 && rows > 1) bias.assign(size_t(rows), bias[0]);
+  if (!bias.empty() && int64_t(bias.size()) != rows)
+    return invalid_model(bias.size(), " biases for ", rows, " rows of coefficients");
+  w_ = std::move(w);
+  bias_ = std::move(bias);
+  rows_ = rows;
+  features_ = features;
+  matmul_ = std::make_unique<onednn::MatMul>(onednn::MatMulEpilogue{.bias = !bias_.empty()});
+  return Status::Ok();
+}
+
+Status RowProducts::run(const float* x, int64_t n, float* y) const {
+  if (n == 0) return Status::Ok();
+  // A few rows, or few columns of y (a linear model's classes or targets): dot products; oneDNN's
+  // matmul pays for itself on wide products only.
+  if (n * rows_ * features_ <= 16384 || rows_ <= 16) {
+    parallel_for(n, std::max<int64_t>(1, 65536 / (rows_ * features_)), [&](int64_t begin, int64_t end) {
+      dot_products(x + begin * features_, end - begin, w_.data(), rows_, features_,
+                   bias_.empty() ? nullptr : bias_.data(), y + begin * rows_);
+    });
+    return Status::Ok();
+  }
+  const onednn::MatMulShape shape{{n, features_}, {rows_, features_}, false, /*trans_b=*/true};
+  return matmul_->run(shape, x, w_.data(), bias_.empty() ? nullptr : bias_.data(), y);
+}
+
+Status SvmKernelMatrix::init(const SvmKernel& kernel, std::vector<float> vectors, int64_t count, int64_t features) {
+  kernel_ = kernel;
+  if (kernel.type == SvmKernel::Type::kRbf) {
+    vector_norms_.resize(size_t(std::max<int64_t>(count, 0)));
+    for (int64_t j = 0; j < count && int64_t(vectors.size()) == count * features; ++j) {
+      double s = 0;
+      for (int64_t k = 0; k < features; ++k) s += double(vectors[size_t(j * features + k)]) * vectors[size_t(j * features + k)];
+      vector_norms_[size_t(j)] = float(s);
+    }
+  }
+  return products_.init(std::move(vectors), count, features);
+}
+
+Status SvmKernelMatrix::run(const float* x, int64_t n, float* y) const {
+  ONYX_RETURN_IF_ERROR(products_.run(x, n, y));
+  const int64_t count = products_.rows(), features = products_.features();
+  const float gamma = float(kernel_.gamma), coef0 = float(kernel_.coef0);
+  parallel_for(n, 16, [&](int64_t begin, int64_t end) {
+    for (int64_t r = begin; r < end; ++r) {
+      float* row = y + r * count;
+      switch (kernel_.type) {
+        case SvmKernel::Type::kLinear: break;
+        case SvmKernel::Type::kRbf: {
+          double xx = 0;
+          for (int64_t k = 0; k < features; ++k) xx += double(x[r * features + k]) * x[r * features + k];
+          const float norm = float(xx);
+          for (int64_t j = 0; j < count; ++j)
+            row[j] = -gamma * std::max(0.0f, norm + vector_norms_[size_t(j)] - 2.0f * row[j]);
+          vec::exp(row, row, count);
+          break;
+        }
+        case SvmKernel::Type::kPoly:
+          for (int64_t j = 0; j < count; ++j) {
+            const float base = gamma * row[j] + coef0;
+            float p = 1.0f;
+            if (kernel_.degree < 0 || kernel_.degree > 16) {
+              p = std::pow(base, float(kernel_.degree));
+            } else {
+              for (int64_t d = 0; d < kernel_.degree; ++d) p *= base;
+            }
+            row[j] = p;
+          }
+          break;
+        case SvmKernel::Type::kSigmoid:
+          for (int64_t j = 0; j < count; ++j) row[j] = std::tanh(gamma * row[j] + coef0);
+          break;
+      }
+    }
+  });
+  return Status::Ok();
+}
+
+int64_t rows_per_block(int64_t width) { return std::max<int64_t>(16, (int64_t(1) << 20) / std::max<int64_t>(width, 1)); }
+
+}  // namespace onyx::ml
