@@ -69,9 +69,10 @@ Status RowProducts::init(std::vector<float> w, int64_t rows, int64_t features, s
 
 Status RowProducts::run(const float* x, int64_t n, float* y) const {
   if (n == 0) return Status::Ok();
-  // A few rows, or few columns of y (a linear model's classes or targets): dot products; oneDNN's
-  // matmul pays for itself on wide products only.
-  if (n * rows_ * features_ <= 16384 || rows_ <= 16) {
+  // A few rows, or one or two columns of y (a regression's target, a binary classifier's
+  // score): dot products, which cost less than oneDNN's call there (measured with
+  // bench/ml_compare.py: 4 columns already run faster through oneDNN).
+  if (n * rows_ * features_ <= 16384 || rows_ <= 2) {
     parallel_for(n, std::max<int64_t>(1, 65536 / (rows_ * features_)), [&](int64_t begin, int64_t end) {
       dot_products(x + begin * features_, end - begin, w_.data(), rows_, features_,
                    bias_.empty() ? nullptr : bias_.data(), y + begin * rows_);

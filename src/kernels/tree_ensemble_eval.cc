@@ -15,7 +15,7 @@ namespace {
 constexpr uint32_t kFeatureMask = (1u << 27) - 1;
 constexpr uint32_t kMemberBit = 1u << 27;
 constexpr int kLanes = 8;              // walks advanced together (rows through one tree: tails)
-constexpr int kTreeLanes = 8;          // trees of one row
+constexpr int kTreeLanes = 16;         // trees of one row (16: measured faster than 8 and 32 at batch 1)
 constexpr int kRowLanes = 8;           // rows through one tree
 constexpr int64_t kRowBlock = 64;      // rows per task
 
