@@ -1,8 +1,9 @@
 #!/usr/bin/python3
-"""Kernel cases for StringConcat, StringSplit and RegexFullMatch.
+"""Kernel cases for StringConcat, StringSplit, RegexFullMatch and com.microsoft Tokenizer.
 
-The references are Python's own string operations: `+`, str.split(sep, maxsplit) and
-re.fullmatch (on patterns where Python's re and RE2 agree).
+The references are Python's own string operations: `+`, str.split(sep, maxsplit),
+re.fullmatch, re.split and re.findall (on patterns where Python's re and RE2 agree, and where
+the leftmost-longest match Tokenizer takes is also Python's leftmost-first one).
 
 Usage: gen_strings.py OUT_DIR (see kcase.py for the layout)."""
 import re
@@ -87,5 +88,43 @@ w.bad("regexfullmatch_backreference_refused", "RegexFullMatch", [("x", S("aa"))]
       opset=20, pattern=r"(a)\1")
 w.bad("regexfullmatch_not_string", "RegexFullMatch", [("x", np.ones(2, np.int32))], [("y", TP.BOOL)],
       "must be a string tensor", opset=20, pattern="a")
+
+# ---- com.microsoft Tokenizer ------------------------------------------------------------------
+def tokenize_ref(x, separators=None, tokenexp=None, mark=0, mincharnum=1, pad_value="#"):
+    rows = []
+    for text in x.reshape(-1):
+        if separators is not None:
+            pieces = [text]
+            for sep in separators:  # each separator splits what the earlier ones left
+                pieces = [p for piece in pieces for p in re.split(sep, piece) if p]
+        else:
+            pieces = re.findall(tokenexp, text)
+        rows.append([p for p in pieces if len(p) >= mincharnum])
+    widest = max((len(r) for r in rows), default=0)
+    depth = widest + 2 * mark if widest else 0
+    out = np.full((len(rows), depth), pad_value, dtype=object)
+    for i, r in enumerate(rows):
+        if depth:
+            cells = (["\x02"] + r + ["\x03"]) if mark else r
+            out[i, :len(cells)] = cells
+    return out.reshape(x.shape + (depth,))
+
+
+MS = dict(domain="com.microsoft", extra_opsets=[("com.microsoft", 1)])
+texts = np.array([["the quick, brown fox", "jumps;over  the"], ["lazy dog", ""]], dtype=object)
+for name, attrs in [("space_comma", dict(separators=[" ", ","])), ("semicolon_then_space", dict(separators=[";", " +"])),
+                    ("words", dict(tokenexp="[a-z]+")), ("words_marked", dict(tokenexp="[a-z]+", mark=1)),
+                    ("long_words", dict(tokenexp="[a-z]+", mincharnum=4))]:
+    full = {**dict(mark=0, mincharnum=1, pad_value="#"), **attrs}
+    ref = tokenize_ref(texts, full.get("separators"), full.get("tokenexp"), full["mark"], full["mincharnum"], "#")
+    w.case(f"tokenizer_{name}", "Tokenizer", [("x", texts)], [("y", ref)], **MS, **full)
+utf8 = S("日本 語", "ça va")
+w.case("tokenizer_code_points", "Tokenizer", [("x", utf8)],
+       [("y", np.array([["日", "本", " ", "語", "#"], ["ç", "a", " ", "v", "a"]], dtype=object))], **MS,
+       mark=0, mincharnum=1, pad_value="#", separators=[""])
+w.bad("tokenizer_bad_tokenexp", "Tokenizer", [("x", S("a"))], [("y", TP.STRING)], "not a valid RE2 regex", **MS,
+      mark=0, mincharnum=1, pad_value="#", tokenexp="(ab")
+w.bad("tokenizer_rank_3", "Tokenizer", [("x", np.array([[["a"]]], dtype=object))], [("y", TP.STRING)], "[N, C]", **MS,
+      mark=0, mincharnum=1, pad_value="#", separators=[" "])
 
 w.done()
