@@ -4,8 +4,7 @@ opset_version=23), attention through F.scaled_dot_product_attention as transform
 by default ("sdpa"), so the exporter writes ai.onnx Attention-23 nodes.
 
     <torch venv>/bin/python bench/make_gpt2_dynamo.py [OUTDIR] [--models a,b] [--force]
-    (torch 2.x with onnxscript: scripts/test_venv.sh --torch; onnxscript on PYTHONPATH if the
-    venv lacks it)
+    (torch 2.x with onnxscript: scripts/test_venv.sh --torch, whose lock pins both)
 
 Writes OUTDIR/gpt2_small_dynamo.onnx (OUTDIR defaults to bench/models/, gitignored like the other
 benchmark models): the same weights as make_models.py's gpt2_small (the same GPT2LMHeadModel class

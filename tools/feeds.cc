@@ -8,6 +8,7 @@
 #include <random>
 
 #include "kernels/convert.h"
+#include "kernels/element_copy.h"
 #include "npy.h"
 #include "onnx/loader.h"
 
@@ -82,10 +83,10 @@ Result<Value> random_input(const ir::ValueInfo& vi, const FeedArgs& args, const 
 Result<Value> read_input(const std::string& path, const ir::TypeInfo& type) {
   if (fs::path(path).extension() == ".npy") {
     ONYX_ASSIGN_OR_RETURN(Tensor t, read_npy(path));
-    return bfloat16_bits_as_declared(Value(std::move(t)), type);
+    return raw_bits_as_declared(Value(std::move(t)), type);
   }
   ONYX_ASSIGN_OR_RETURN(Value v, onnx_format::load_value_file(path, type));
-  return bfloat16_bits_as_declared(std::move(v), type);
+  return raw_bits_as_declared(std::move(v), type);
 }
 
 }  // namespace
@@ -196,6 +197,9 @@ Status write_outputs(const Session& session, const std::vector<Value>& outputs, 
       std::fprintf(stderr, "note: output '%s' is bfloat16; output_%zu.npy holds its bits as uint16 (output_%zu.pb keeps the type)\n",
                    name.c_str(), k, k);
     }
+    if (is_narrow_type(t.dtype()))
+      std::fprintf(stderr, "note: output '%s' is %s; output_%zu.npy holds one code a byte as raw V1 (ml_dtypes' layout: "
+                   "np.load(...).view(ml_dtypes.<type>))\n", name.c_str(), data_type_name(t.dtype()), k);
     Status npy = write_npy(t, base + ".npy");
     if (npy.code() == StatusCode::kNotImplemented) {
       std::fprintf(stderr, "note: output '%s' is %s, which .npy cannot hold: only output_%zu.pb is written\n", name.c_str(),
@@ -210,11 +214,17 @@ Status write_outputs(const Session& session, const std::vector<Value>& outputs, 
   return Status::Ok();
 }
 
-Value bfloat16_bits_as_declared(Value v, const ir::TypeInfo& declared) {
-  if (v.is_tensor() && v.tensor().dtype() == DataType::kUInt16 && declared.kind == ir::TypeInfo::Kind::kTensor &&
-      declared.elem_type == DataType::kBFloat16) {
-    const Tensor& t = v.tensor();
+Value raw_bits_as_declared(Value v, const ir::TypeInfo& declared) {
+  if (!v.is_tensor() || declared.kind != ir::TypeInfo::Kind::kTensor) return v;
+  const Tensor& t = v.tensor();
+  const DataType want = declared.elem_type;
+  if (t.dtype() == DataType::kUInt16 && want == DataType::kBFloat16)
     return Value(Tensor(DataType::kBFloat16, t.shape(), t.buffer(), t.offset()));
+  if (t.dtype() == DataType::kUInt8 && is_narrow_type(want)) {  // one code a byte (ml_dtypes' layout)
+    if (!is_packed_type(want)) return Value(Tensor(want, t.shape(), t.buffer(), t.offset()));
+    Tensor packed(want, t.shape());
+    pack_codes(t, packed);
+    return Value(std::move(packed));
   }
   return v;
 }

@@ -89,14 +89,17 @@ Result<std::vector<std::pair<std::string, Value>>> feeds_as_declared(
 
 // ONNX 1.12's test data stores bfloat16 tensors as uint16 holding the same bits (numpy has no
 // bfloat16), and so does write_outputs' .npy: a uint16 tensor where `declared` says bfloat16
-// becomes that bfloat16 tensor (same memory); anything else passes unchanged. gather_feeds
-// applies it to every file it reads.
-Value bfloat16_bits_as_declared(Value v, const ir::TypeInfo& declared);
+// becomes that bfloat16 tensor (same memory). Likewise a uint8 tensor (a .npy of uint8, or of
+// V1 as numpy saves ml_dtypes arrays) where `declared` is a narrow type (float8, int4, uint4,
+// int2, uint2, float4e2m1) holds one code a byte and becomes that type (packed where it is).
+// Anything else passes unchanged. gather_feeds applies it to every file it reads.
+Value raw_bits_as_declared(Value v, const ir::TypeInfo& declared);
 
 // Writes outputs[k] as DIR/output_K.pb and, for non-string tensors, DIR/output_K.npy, plus
 // DIR/<name>.npy when the output's name is a plain file name not of the form output_*. A
-// bfloat16 tensor's .npy holds its bits as uint16; a type .npy cannot hold gets only the .pb;
-// either way a note on stderr says so.
+// bfloat16 tensor's .npy holds its bits as uint16, a narrow type's (float8, int4, float4 ...)
+// one code a byte as numpy's raw V1 (ml_dtypes' layout: np.load(f).view(ml_dtypes.int4)); a
+// type .npy cannot hold gets only the .pb; each time a note on stderr says so.
 Status write_outputs(const Session& session, const std::vector<Value>& outputs, const std::string& dir);
 
 }  // namespace onyx::cli

@@ -6,6 +6,7 @@
 #include <regex>
 #include <sstream>
 
+#include "kernels/element_copy.h"
 #include "onnx/mapped_file.h"
 
 namespace onyx::cli {
@@ -17,6 +18,10 @@ const NpyType kTypes[] = {
     {"<i2", DataType::kInt16},  {"<i4", DataType::kInt32},  {"<i8", DataType::kInt64},   {"|u1", DataType::kUInt8},
     {"<u2", DataType::kUInt16}, {"<u4", DataType::kUInt32}, {"<u8", DataType::kUInt64},  {"|b1", DataType::kBool},
     {"<c8", DataType::kComplex64}, {"<c16", DataType::kComplex128},
+    // Raw one- and two-byte elements: how numpy saves ml_dtypes arrays (float8, int4, float4,
+    // int2 ... as V1; bfloat16 as V2). Read as uint8 / uint16 codes; the declared input type
+    // gives them meaning (tools/feeds.h, bits_as_declared).
+    {"|V1", DataType::kUInt8}, {"<V1", DataType::kUInt8}, {"|V2", DataType::kUInt16}, {"<V2", DataType::kUInt16},
 };
 
 }  // namespace
@@ -95,10 +100,16 @@ Result<Tensor> read_npy(const std::string& path) {
   return read_npy_bytes((*file)->data(), (*file)->size(), path);
 }
 
-Status write_npy(const Tensor& t, const std::string& path) {
+Status write_npy(const Tensor& given, const std::string& path) {
   const char* descr = nullptr;
+  Tensor t = given;
+  if (is_narrow_type(given.dtype())) {
+    // One code a byte, as ml_dtypes holds these types: np.load(f).view(ml_dtypes.<type>).
+    descr = "|V1";
+    t = is_packed_type(given.dtype()) ? unpack_codes(given) : Tensor(DataType::kUInt8, given.shape(), given.buffer(), given.offset());
+  }
   for (const auto& k : kTypes)
-    if (k.dtype == t.dtype()) descr = k.descr;
+    if (!descr && k.dtype == t.dtype()) descr = k.descr;
   if (!descr) return not_implemented("cannot write ", data_type_name(t.dtype()), " tensors as .npy");
   std::string shape = "(";
   for (int64_t d : t.shape()) shape += std::to_string(d) + ",";

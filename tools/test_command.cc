@@ -49,7 +49,7 @@ std::string run_case(const fs::path& dir, const Tolerance& tol, SessionOptions o
       if (k >= feedable.size()) return set_name + ": more input files than graph inputs";
       auto v = onnx_format::load_value_file(f.string(), feedable[k]->type);
       if (!v.ok()) return set_name + ": reading " + f.filename().string() + ": " + v.status().to_string();
-      feeds.emplace_back(feedable[k]->name, bfloat16_bits_as_declared(std::move(v).value(), feedable[k]->type));
+      feeds.emplace_back(feedable[k]->name, raw_bits_as_declared(std::move(v).value(), feedable[k]->type));
     }
     auto outputs = s.run(feeds);
     if (!outputs.ok()) return set_name + ": run: " + outputs.status().to_string();
@@ -59,7 +59,7 @@ std::string run_case(const fs::path& dir, const Tolerance& tol, SessionOptions o
       auto expected = onnx_format::load_value_file(f.string(), s.outputs()[k].type);
       if (!expected.ok()) return set_name + ": reading " + f.filename().string() + ": " + expected.status().to_string();
       const std::string diff =
-          compare_values(bfloat16_bits_as_declared(std::move(expected).value(), s.outputs()[k].type), (*outputs)[k], tol);
+          compare_values(raw_bits_as_declared(std::move(expected).value(), s.outputs()[k].type), (*outputs)[k], tol);
       if (!diff.empty()) return set_name + ": output '" + s.outputs()[k].name + "': " + diff;
     }
   }

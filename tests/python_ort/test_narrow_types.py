@@ -2,6 +2,9 @@
 API, as numpy users hold them: ml_dtypes arrays in and out, one element per byte in numpy and
 packed in the tensor. Values are checked against ml_dtypes' own conversions and the spec's
 rules (onnxruntime 1.30's Python cannot return these types)."""
+import os
+import subprocess
+
 import ml_dtypes
 import numpy as np
 import onnx
@@ -254,3 +257,27 @@ def test_double_to_float8_rounds_once(code, dtype):
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 21)])
     model.ir_version = 10
     np.testing.assert_array_equal(bits(run(onyx, model.SerializeToString(), x)), bits(expected))
+
+
+ONYX_BIN = os.environ.get("ONYX_BIN", os.path.join(os.path.dirname(__file__), "..", "..", "build", "onyx"))
+
+
+@pytest.mark.skipif(not os.path.exists(ONYX_BIN), reason="no onyx CLI")
+@pytest.mark.parametrize("code,dtype", FLOAT8[:1] + PACKED)
+@pytest.mark.parametrize("saved_as", ["ml_dtypes", "uint8_codes"])
+def test_cli_npy_of_narrow_types(code, dtype, saved_as, tmp_path):
+    # numpy saves ml_dtypes arrays as raw V1 elements; `onyx run` reads those (or uint8 codes)
+    # as the declared type and writes outputs the same way.
+    x = packed_values(dtype, (3, 5), seed=5) if dtype in [d for _, d in PACKED] else \
+        np.arange(15, dtype=np.uint8).reshape(3, 5).view(dtype)
+    model = graph_model([helper.make_node("Transpose", ["x"], ["y"], perm=[1, 0])],
+                        [helper.make_tensor_value_info("x", code, [3, 5])],
+                        [helper.make_tensor_value_info("y", code, [5, 3])])
+    (tmp_path / "m.onnx").write_bytes(model)
+    (tmp_path / "in").mkdir()
+    np.save(tmp_path / "in" / "x.npy", x if saved_as == "ml_dtypes" else bits(x))
+    proc = subprocess.run([ONYX_BIN, "run", str(tmp_path / "m.onnx"), "--inputs-dir", str(tmp_path / "in"),
+                           "--outputs-dir", str(tmp_path / "out")], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    y = np.load(tmp_path / "out" / "output_0.npy").view(dtype)
+    np.testing.assert_array_equal(bits(y), bits(np.transpose(x)))
