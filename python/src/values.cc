@@ -40,6 +40,7 @@ constexpr NarrowNumpyName kNarrowNumpyNames[] = {
     {DataType::kFloat8E8M0, "float8_e8m0fnu"},      {DataType::kFloat4E2M1, "float4_e2m1fn"},
     {DataType::kInt4, "int4"},                      {DataType::kUInt4, "uint4"},
     {DataType::kInt2, "int2"},                      {DataType::kUInt2, "uint2"},
+    {DataType::kFloat6E2M3, "float6_e2m3fn"},       {DataType::kFloat6E3M2, "float6_e3m2fn"},
 };
 
 DataType narrow_type_of_numpy_name(const std::string& name) {

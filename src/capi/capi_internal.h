@@ -45,6 +45,8 @@ inline ONNXTensorElementDataType ort_element_type(DataType t) {
     case DataType::kFloat8E8M0: return ONNX_TENSOR_ELEMENT_DATA_TYPE_FLOAT8E8M0;
     case DataType::kUInt2: return ONNX_TENSOR_ELEMENT_DATA_TYPE_UINT2;
     case DataType::kInt2: return ONNX_TENSOR_ELEMENT_DATA_TYPE_INT2;
+    case DataType::kFloat6E2M3:
+    case DataType::kFloat6E3M2: return ONNX_TENSOR_ELEMENT_DATA_TYPE_UNDEFINED;  // ORT's C API has no float6
     default: return ONNXTensorElementDataType(int(t));
   }
 }

@@ -70,7 +70,8 @@ size_t data_type_size(DataType t) {
     case DataType::kFloat8E4M3FN: case DataType::kFloat8E4M3FNUZ: case DataType::kFloat8E5M2:
     case DataType::kFloat8E5M2FNUZ: case DataType::kFloat8E8M0: return 1;
     case DataType::kUInt4: case DataType::kInt4: case DataType::kFloat4E2M1:
-    case DataType::kUInt2: case DataType::kInt2: return 0;  // packed
+    case DataType::kUInt2: case DataType::kInt2: case DataType::kFloat6E2M3: case DataType::kFloat6E3M2:
+      return 0;  // packed
     case DataType::kUndefined: return 0;
   }
   return 0;
@@ -80,6 +81,7 @@ size_t data_type_bits(DataType t) {
   switch (t) {
     case DataType::kUInt4: case DataType::kInt4: case DataType::kFloat4E2M1: return 4;
     case DataType::kUInt2: case DataType::kInt2: return 2;
+    case DataType::kFloat6E2M3: case DataType::kFloat6E3M2: return 6;
     default: return 8 * data_type_size(t);
   }
 }
@@ -123,6 +125,8 @@ const char* data_type_name(DataType t) {
     case DataType::kFloat8E8M0: return "float8e8m0";
     case DataType::kUInt2: return "uint2";
     case DataType::kInt2: return "int2";
+    case DataType::kFloat6E2M3: return "float6e2m3";
+    case DataType::kFloat6E3M2: return "float6e3m2";
     case DataType::kUndefined: return "undefined";
   }
   return "unknown";

@@ -43,8 +43,10 @@ enum class DataType : int {
   kFloat8E8M0 = 24,
   kUInt2 = 25,
   kInt2 = 26,
+  kFloat6E2M3 = 27,
+  kFloat6E3M2 = 28,
 };
-inline constexpr int kLastDataTypeCode = 26;  // FLOAT6E2M3 (27) and FLOAT6E3M2 (28) are not read
+inline constexpr int kLastDataTypeCode = 28;
 
 // IEEE 754 binary16, round-to-nearest-even from float.
 struct Float16 {

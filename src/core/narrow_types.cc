@@ -25,7 +25,11 @@ const SmallFloatFormat& format_of(DataType t) {
   static const SmallFloatFormat e5m2{5, 2, 15, 0x7B, true, false, true, 0x7E};
   static const SmallFloatFormat e5m2fnuz{5, 2, 16, 0x7F, false, true, true, 0};
   static const SmallFloatFormat e2m1{2, 1, 1, 0x7, false, false, false, 0};
+  static const SmallFloatFormat e2m3{2, 3, 1, 0x1F, false, false, false, 0};
+  static const SmallFloatFormat e3m2{3, 2, 3, 0x1F, false, false, false, 0};
   switch (t) {
+    case DataType::kFloat6E2M3: return e2m3;
+    case DataType::kFloat6E3M2: return e3m2;
     case DataType::kFloat8E4M3FN: return e4m3fn;
     case DataType::kFloat8E4M3FNUZ: return e4m3fnuz;
     case DataType::kFloat8E5M2: return e5m2;
@@ -118,6 +122,7 @@ uint8_t encode_e8m0(float value, bool saturate, E8M0Rounding rounding) {
 struct DecodeTables {
   std::array<float, 256> e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0;
   std::array<float, 16> e2m1;
+  std::array<float, 64> e2m3, e3m2;
   DecodeTables() {
     for (uint32_t c = 0; c < 256; ++c) {
       e4m3fn[c] = decode_small_float(format_of(DataType::kFloat8E4M3FN), c);
@@ -127,6 +132,10 @@ struct DecodeTables {
       e8m0[c] = c == 0xFF ? std::numeric_limits<float>::quiet_NaN() : std::ldexp(1.0f, int(c) - 127);
     }
     for (uint32_t c = 0; c < 16; ++c) e2m1[c] = decode_small_float(format_of(DataType::kFloat4E2M1), c);
+    for (uint32_t c = 0; c < 64; ++c) {
+      e2m3[c] = decode_small_float(format_of(DataType::kFloat6E2M3), c);
+      e3m2[c] = decode_small_float(format_of(DataType::kFloat6E3M2), c);
+    }
   }
 };
 
@@ -140,7 +149,8 @@ const DecodeTables& tables() {
 bool is_narrow_float_type(DataType t) {
   switch (t) {
     case DataType::kFloat8E4M3FN: case DataType::kFloat8E4M3FNUZ: case DataType::kFloat8E5M2:
-    case DataType::kFloat8E5M2FNUZ: case DataType::kFloat8E8M0: case DataType::kFloat4E2M1: return true;
+    case DataType::kFloat8E5M2FNUZ: case DataType::kFloat8E8M0: case DataType::kFloat4E2M1:
+    case DataType::kFloat6E2M3: case DataType::kFloat6E3M2: return true;
     default: return false;
   }
 }
@@ -158,6 +168,8 @@ float narrow_float_to_float(DataType type, uint8_t code) {
     case DataType::kFloat8E5M2FNUZ: return t.e5m2fnuz[code];
     case DataType::kFloat8E8M0: return t.e8m0[code];
     case DataType::kFloat4E2M1: return t.e2m1[code & 0xF];
+    case DataType::kFloat6E2M3: return t.e2m3[code & 0x3F];
+    case DataType::kFloat6E3M2: return t.e3m2[code & 0x3F];
     default: return std::numeric_limits<float>::quiet_NaN();
   }
 }

@@ -103,7 +103,7 @@ Result<Tensor> Tensor::borrow(DataType dtype, const Shape& shape, void* data, si
   if (bits == 0 || dtype == DataType::kString)
     return invalid_argument("cannot wrap caller memory as a tensor of type ", data_type_name(dtype));
   const uint64_t capacity = bits >= 8 ? uint64_t(size) / (bits / 8)
-                            : (uint64_t(size) > (UINT64_MAX >> 3) ? UINT64_MAX : uint64_t(size) * (8 / bits));
+                            : (uint64_t(size) > (UINT64_MAX >> 3) ? UINT64_MAX : uint64_t(size) * 8 / bits);
   if (uint64_t(n) > capacity)
     return invalid_argument("a ", data_type_name(dtype), shape_to_string(shape), " tensor needs ",
                             (uint64_t(n) * bits + 7) / 8, " bytes; the caller's buffer has ", size);

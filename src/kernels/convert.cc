@@ -306,7 +306,7 @@ std::optional<DataType> data_type_from_onnx_name(std::string_view name) {
       "UNDEFINED", "FLOAT",  "UINT8",  "INT8",   "UINT16",    "INT16",      "INT32",    "INT64", "STRING",
       "BOOL",      "FLOAT16", "DOUBLE", "UINT32", "UINT64", "COMPLEX64", "COMPLEX128", "BFLOAT16",
       "FLOAT8E4M3FN", "FLOAT8E4M3FNUZ", "FLOAT8E5M2", "FLOAT8E5M2FNUZ", "UINT4", "INT4", "FLOAT4E2M1",
-      "FLOAT8E8M0", "UINT2", "INT2"};
+      "FLOAT8E8M0", "UINT2", "INT2", "FLOAT6E2M3", "FLOAT6E3M2"};
   for (int code = 1; code < int(std::size(kNames)); ++code)
     if (iequals(name, kNames[code])) return DataType(code);
   return std::nullopt;

@@ -35,21 +35,24 @@ Tensor decode_narrow(const Tensor& in) {
 }
 
 // Writes every element of `wide` (float32 for a narrow float target, int64 for a narrow
-// integer one) into narrow `out`. Packed targets are written a byte at a time, so that
-// threads never share a byte.
+// integer one) into narrow `out`. Packed targets are written a byte (or, for 6 bits, three
+// bytes) at a time, so that threads never share a byte.
 void encode_narrow(const Tensor& wide, Tensor& out, const CastOptions& options) {
   const DataType type = out.dtype();
   void* dst = out.raw_data();
   const int64_t n = out.numel();
-  const int64_t per_byte = data_type_bits(type) >= 8 ? 1 : int64_t(8 / data_type_bits(type));
-  const int64_t bytes = int64_t(out.nbytes());
+  // Elements written together so that threads never share a byte: one (8 bits and more), a byte
+  // (4 and 2 bits), or four in three bytes (6 bits).
+  const size_t bits = data_type_bits(type);
+  const int64_t per_unit = bits >= 8 ? 1 : bits == 6 ? 4 : int64_t(8 / bits);
+  const int64_t units = (n + per_unit - 1) / per_unit;
   auto code_of = [&](int64_t i) -> uint8_t {
     if (is_narrow_int_type(type)) return narrow_int_code(type, wide.data<int64_t>()[i]);
     return float_to_narrow_float(type, wide.data<float>()[i], options.saturate, options.e8m0_rounding);
   };
-  parallel_for(bytes, kGrain, [&](int64_t begin, int64_t end) {
+  parallel_for(units, kGrain, [&](int64_t begin, int64_t end) {
     for (int64_t b = begin; b < end; ++b) {
-      for (int64_t i = b * per_byte; i < std::min(n, (b + 1) * per_byte); ++i) set_narrow_code(dst, type, i, code_of(i));
+      for (int64_t i = b * per_unit; i < std::min(n, (b + 1) * per_unit); ++i) set_narrow_code(dst, type, i, code_of(i));
     }
   });
 }

@@ -1,5 +1,7 @@
 #include "onnx/tensor_proto.h"
 
+#include "core/narrow_types.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cstring>
@@ -91,6 +93,12 @@ TypedField typed_field(const onnx::TensorProto& p, DataType dtype) {
 // allocated, since the dims of a hostile tensor may claim any size.
 Status check_typed_field(const onnx::TensorProto& p, DataType dtype, const Shape& shape, int64_t n) {
   if (dtype == DataType::kUndefined) return invalid_model("tensor '", p.name(), "' has no data type");
+  if (data_type_bits(dtype) == 6) {  // float6: one element's code in each int32_data entry (as onnx writes it)
+    if (p.int32_data_size() != n)
+      return invalid_model("tensor '", p.name(), "' ", data_type_name(dtype), shape_to_string(shape), " needs ", n,
+                           " values in int32_data but has ", p.int32_data_size());
+    return Status::Ok();
+  }
   if (is_narrow_type(dtype)) {  // one byte of the packed form in each int32_data entry
     const int64_t bytes = int64_t(data_type_bytes(dtype, n));
     if (p.int32_data_size() != bytes)
@@ -108,6 +116,10 @@ Status check_typed_field(const onnx::TensorProto& p, DataType dtype, const Shape
 // Fills `t` from the typed repeated fields of `p` (their count checked by check_typed_field).
 void fill_from_typed_fields(const onnx::TensorProto& p, Tensor& t) {
   const int64_t n = t.numel();
+  if (data_type_bits(t.dtype()) == 6) {
+    for (int64_t i = 0; i < n; ++i) set_narrow_code(t.raw_data(), t.dtype(), i, uint8_t(p.int32_data(int(i))));
+    return;
+  }
   if (is_narrow_type(t.dtype())) {
     uint8_t* out = t.data<uint8_t>();
     const size_t bytes = t.nbytes();

@@ -281,3 +281,73 @@ def test_cli_npy_of_narrow_types(code, dtype, saved_as, tmp_path):
     assert proc.returncode == 0, proc.stderr
     y = np.load(tmp_path / "out" / "output_0.npy").view(dtype)
     np.testing.assert_array_equal(bits(y), bits(np.transpose(x)))
+
+
+FLOAT6 = [(TensorProto.FLOAT6E2M3, ml_dtypes.float6_e2m3fn), (TensorProto.FLOAT6E3M2, ml_dtypes.float6_e3m2fn)]
+
+
+@pytest.mark.parametrize("code,dtype", FLOAT6)
+def test_cast_float_to_float6_matches_ml_dtypes(code, dtype):
+    # Both formats have no NaN or infinity: they saturate, and NaN becomes -0, as ml_dtypes does.
+    rng = np.random.default_rng(11)
+    top = float(ml_dtypes.finfo(dtype).max)
+    x = np.concatenate([rng.uniform(-1.5 * top, 1.5 * top, 300), rng.normal(0, 0.1, 100),
+                        [0.0, -0.0, np.nan, np.inf, -np.inf, 1e9, -1e9]]).astype(np.float32)
+    y = run(onyx, one_node("Cast", TensorProto.FLOAT, code, [len(x)], opset=28, to=code), x)
+    assert y.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(bits(y), bits(x.astype(dtype)))
+
+
+@pytest.mark.parametrize("code,dtype", FLOAT6)
+def test_float6_every_code_to_float(code, dtype):
+    every = np.arange(64, dtype=np.uint8).view(dtype)
+    y = run(onyx, one_node("Cast", code, TensorProto.FLOAT, [64], opset=28, to=TensorProto.FLOAT), every)
+    np.testing.assert_array_equal(y, every.astype(np.float32))
+
+
+@pytest.mark.parametrize("code,dtype", FLOAT6)
+def test_double_to_float6_rounds_once(code, dtype):
+    values = np.unique(np.arange(32, dtype=np.uint8).view(dtype).astype(np.float64))
+    low, high = values[:-1], values[1:]
+    mid, offset = (low + high) / 2, (high - low) * 2.0 ** -30
+    x = np.concatenate([mid + offset, mid - offset])
+    y = run(onyx, one_node("Cast", TensorProto.DOUBLE, code, [len(x)], opset=28, to=code), x)
+    np.testing.assert_array_equal(bits(y), bits(np.concatenate([high, low]).astype(dtype)))
+
+
+@pytest.mark.parametrize("code,dtype", FLOAT6)
+@pytest.mark.parametrize("n", [1, 3, 4, 5, 8, 13])
+def test_float6_packed_four_in_three_bytes(code, dtype, n):
+    # Element i sits at bits 6i..6i+5 of a little-endian stream, so most cross a byte: an
+    # initializer in that form (numpy_helper's raw bytes) and in int32_data (one code an entry,
+    # as onnx.helper writes it) must both read back, and Transpose must keep every element.
+    codes = (np.arange(n, dtype=np.uint8) * 7 + 3) % 64
+    x = codes.view(dtype).reshape(1, n)
+    raw = onnx.numpy_helper.from_array(x, "raw")
+    typed = helper.make_tensor("typed", code, [1, n], x.astype(np.float32).reshape(-1))
+    assert len(raw.raw_data) == (6 * n + 7) // 8 and len(typed.int32_data) == n
+    nodes = [helper.make_node("Transpose", ["raw"], ["a"], perm=[1, 0]), helper.make_node("Identity", ["typed"], ["b"])]
+    outs = [helper.make_tensor_value_info("a", code, [n, 1]), helper.make_tensor_value_info("b", code, [1, n])]
+    graph = helper.make_graph(nodes, "g", [], outs, initializer=[raw, typed])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 28)])
+    model.ir_version = 13
+    a, b = onyx.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {})
+    np.testing.assert_array_equal(bits(a), bits(x.T))
+    np.testing.assert_array_equal(bits(b), bits(x))
+
+
+@pytest.mark.parametrize("code,dtype", FLOAT6)
+def test_float6_quantize_dequantize(code, dtype):
+    x = np.linspace(-3, 3, 25).astype(np.float32)
+    scale = np.float32(0.5)
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"]), helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d"])]
+    inits = [onnx.numpy_helper.from_array(np.array(scale), "s"), onnx.numpy_helper.from_array(np.zeros((), dtype), "z")]
+    graph = helper.make_graph(nodes, "g", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [25])],
+                              [helper.make_tensor_value_info("q", code, [25]), helper.make_tensor_value_info("d", TensorProto.FLOAT, [25])],
+                              initializer=inits)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 28)])
+    model.ir_version = 13
+    q, d = onyx.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"]).run(None, {"x": x})
+    expected = (x / scale).astype(dtype)
+    np.testing.assert_array_equal(bits(q), bits(expected))
+    np.testing.assert_array_equal(d, expected.astype(np.float32) * scale)

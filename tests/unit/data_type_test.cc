@@ -36,7 +36,9 @@ TEST(DataType, NamesAndSizes) {
   EXPECT_FALSE(is_valid_data_type(0));
   EXPECT_TRUE(is_valid_data_type(17));   // float8e4m3fn
   EXPECT_TRUE(is_valid_data_type(26));   // int2
-  EXPECT_FALSE(is_valid_data_type(27));  // float6e2m3: not read
+  EXPECT_TRUE(is_valid_data_type(27));   // float6e2m3
+  EXPECT_TRUE(is_valid_data_type(28));   // float6e3m2
+  EXPECT_FALSE(is_valid_data_type(29));  // none yet
 }
 
 TEST(DataType, PackedSizes) {
@@ -47,6 +49,9 @@ TEST(DataType, PackedSizes) {
   EXPECT_EQ(data_type_bytes(DataType::kInt4, 5), 3u);
   EXPECT_EQ(data_type_bytes(DataType::kInt2, 5), 2u);
   EXPECT_EQ(data_type_bytes(DataType::kFloat4E2M1, 0), 0u);
+  EXPECT_EQ(data_type_bits(DataType::kFloat6E2M3), 6u);
+  EXPECT_EQ(data_type_bytes(DataType::kFloat6E3M2, 4), 3u);  // four in three bytes
+  EXPECT_EQ(data_type_bytes(DataType::kFloat6E3M2, 5), 4u);
   EXPECT_STREQ(data_type_name(DataType::kFloat8E4M3FNUZ), "float8e4m3fnuz");
   Tensor t(DataType::kUInt4, {7});
   EXPECT_EQ(t.nbytes(), 4u);
@@ -68,6 +73,25 @@ TEST(NarrowTypes, Float8EncodingsAtTheEdges) {
   EXPECT_EQ(float_to_narrow_float(DataType::kFloat8E8M0, 0.124f, true, E8M0Rounding::kUp), 0x7C);
   EXPECT_EQ(narrow_float_to_float(DataType::kFloat8E4M3FN, 0x01), std::ldexp(1.f, -9));  // smallest subnormal
   EXPECT_TRUE(std::isnan(narrow_float_to_float(DataType::kFloat8E5M2FNUZ, 0x80)));
+}
+
+TEST(NarrowTypes, Float6CodesAndTheirBitStream) {
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat6E2M3, 7.5f, false), 0x1F);  // the largest
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat6E2M3, 100.f, false), 0x1F);  // always saturates
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat6E2M3, NAN, true), 0x20);     // NaN: -0
+  EXPECT_EQ(float_to_narrow_float(DataType::kFloat6E3M2, -28.f, true), 0x3F);
+  EXPECT_EQ(narrow_float_to_float(DataType::kFloat6E2M3, 0x01), 0.125f);        // smallest subnormal
+  EXPECT_EQ(narrow_float_to_float(DataType::kFloat6E3M2, 0x01), 0.0625f);
+  // Codes 1..5 at bits 0, 6, 12, 18, 24: bytes 0x81 0x30 0x10 0x05.
+  Tensor t(DataType::kFloat6E2M3, {5});
+  for (int64_t i = 0; i < 5; ++i) set_narrow_code(t.raw_data(), t.dtype(), i, uint8_t(i + 1));
+  ASSERT_EQ(t.nbytes(), 4u);
+  const uint8_t* b = t.data<uint8_t>();
+  EXPECT_EQ(b[0], 0x81);
+  EXPECT_EQ(b[1], 0x30);
+  EXPECT_EQ(b[2], 0x10);
+  EXPECT_EQ(b[3], 0x05);
+  for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(narrow_code_at(t.raw_data(), t.dtype(), i), i + 1);
 }
 
 }  // namespace

@@ -17,8 +17,6 @@ class CastKernel final : public Kernel {
       if (!t) return invalid_model("Cast: unknown type name '", to->s, "' in 'to'");
       to_ = *t;
     } else if (to->type == ir::Attribute::Type::kInt) {
-      if (to->i == 27 || to->i == 28)
-        return not_implemented("Cast: 'to' = ", to->i, " (float6) is not an element type onyx supports");
       if (to->i <= 0 || to->i > kLastDataTypeCode || !is_valid_data_type(int(to->i)))
         return invalid_model("Cast: 'to' = ", to->i, " is not a tensor element type");
       to_ = DataType(int(to->i));
