@@ -16,7 +16,8 @@ Status infer_tokenizer(InferenceContext& ctx) {
   SymbolicShape y;  // unknown rank unless decided below
   if (x.has_rank && some_zero && x.dims.size() <= 2) {
     y = x;
-    y.dims.back() = Dim{0};
+    y.dims.back() = Dim{};
+    y.dims.back().value = 0;
   } else if (all_positive) {
     y = x;
     y.dims.push_back(Dim{});
