@@ -1,6 +1,7 @@
 // Evaluating a compiled tree ensemble over a batch (tree_ensemble_common.h): row blocks over
 // threads, tree blocks that fit in cache, lockstep walks of several rows (or several trees).
 #include <algorithm>
+#include <vector>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -17,6 +18,8 @@ constexpr uint32_t kMemberBit = 1u << 27;
 constexpr int kLanes = 8;              // walks advanced together (rows through one tree: tails)
 constexpr int kTreeLanes = 16;         // trees of one row (16: measured faster than 8 and 32 at batch 1)
 constexpr int kRowLanes = 8;           // rows through one tree
+// Ensembles of at least this many nodes split their trees between threads for a few rows.
+constexpr size_t kSplitNodes = 16384;
 constexpr int64_t kRowBlock = 64;      // rows per task
 
 // Exact membership (binary_search's equivalence would hold NaN equal to everything).
@@ -133,8 +136,46 @@ void run_block(const CompiledEnsemble<C>& e, const C* x, int64_t f, int64_t r0, 
   }
 }
 
+// The leaf each tree [t0, t1) gives `row`: leaves[t - t0], kTreeLanes trees in lockstep.
+template <typename C, int kMode, bool kMissing>
+void leaves_of_trees(const CompiledEnsemble<C>& e, const C* row, size_t t0, size_t t1, int32_t* leaves) {
+  const C* rows[kTreeLanes];
+  int32_t start[kTreeLanes];
+  for (int l = 0; l < kTreeLanes; ++l) rows[l] = row;
+  size_t t = t0;
+  for (; t + kTreeLanes <= t1; t += kTreeLanes) {
+    int32_t depth = 0;
+    for (int l = 0; l < kTreeLanes; ++l) { start[l] = e.roots[t + l]; depth = std::max(depth, e.depths[t + l]); }
+    descend<C, kMode, kMissing, kTreeLanes>(e, start, rows, depth, leaves + (t - t0));
+  }
+  for (; t < t1; ++t) descend<C, kMode, kMissing, 1>(e, &e.roots[t], rows, e.depths[t], leaves + (t - t0));
+}
+
+// A few rows through a large ensemble on several threads: the trees split between the
+// threads, which record each tree's leaf; the leaves are then added in tree order (the sums
+// exactly as on one thread).
+template <typename C, int kMode, bool kMissing>
+void run_few_rows_split(const CompiledEnsemble<C>& e, const C* x, int64_t rows, int64_t f, double* scores) {
+  const size_t trees = e.roots.size();
+  std::vector<int32_t> leaves(size_t(rows) * trees);
+  const int64_t chunk = int64_t((trees + size_t(intra_op_threads()) - 1) / size_t(intra_op_threads()));
+  parallel_for(int64_t(trees), chunk, [&](int64_t t0, int64_t t1) {
+    for (int64_t r = 0; r < rows; ++r)
+      leaves_of_trees<C, kMode, kMissing>(e, x + r * f, size_t(t0), size_t(t1), leaves.data() + size_t(r) * trees + size_t(t0));
+  });
+  for (int64_t r = 0; r < rows; ++r)
+    for (size_t t = 0; t < trees; ++t) {
+      if (e.single_contribution_leaves) add_leaf<C, true>(e, e.aggregate, leaves[size_t(r) * trees + t], scores + r * e.n_targets);
+      else add_leaf<C, false>(e, e.aggregate, leaves[size_t(r) * trees + t], scores + r * e.n_targets);
+    }
+}
+
 template <typename C, int kMode, bool kMissing>
 void run_all(const CompiledEnsemble<C>& e, const C* x, int64_t rows, int64_t f, double* scores) {
+  if (rows < kRowLanes && intra_op_threads() > 1 && e.nodes.size() >= kSplitNodes) {
+    run_few_rows_split<C, kMode, kMissing>(e, x, rows, f, scores);
+    return;
+  }
   // Tree blocks (compile_ensemble's, by node bytes) so that a block stays in cache while a row
   // block goes through it; a few rows take all trees at once.
   const std::vector<size_t> all_trees{0, e.roots.size()};

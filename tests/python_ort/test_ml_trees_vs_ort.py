@@ -18,6 +18,7 @@ import onnx
 import pytest
 
 import onnxruntime
+import onyx
 
 sklearn = pytest.importorskip("sklearn")
 skl2onnx = pytest.importorskip("skl2onnx")
@@ -186,3 +187,26 @@ def test_batch_one_and_empty():
         ours, ort = onyx_run(onx, rows), ort_run(onx, rows)
         np.testing.assert_array_equal(ours[0], ort[0])
         np.testing.assert_allclose(ours[1], ort[1], rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("rows", [1, 3, 7])
+def test_few_rows_of_a_large_ensemble_on_two_threads(rows):
+    # Ensembles of 16,384 nodes or more split their trees between threads for a few rows (under
+    # 8); the leaves are added in tree order, so the result equals one thread's exactly.
+    x, y = data(classes=3, rows=600, seed=4)
+    model = GradientBoostingClassifier(n_estimators=100, max_depth=6, random_state=0).fit(x, y)
+    onx = sk_onnx(model)
+    nodes = sum(len(a.ints) for n in onx.graph.node for a in n.attribute if a.name == "nodes_nodeids")
+    assert nodes >= 16384
+    feed = x[:rows]
+    results = []
+    for threads in (1, 2):
+        opts = onyx.SessionOptions()
+        opts.intra_op_num_threads = threads
+        sess = onyx.InferenceSession(onx.SerializeToString(), opts, providers=["CPUExecutionProvider"])
+        results.append(sess.run(None, {"X": feed}))
+    np.testing.assert_array_equal(results[0][0], results[1][0])
+    np.testing.assert_array_equal(results[0][1], results[1][1])
+    ort = ort_run(onx, feed)
+    np.testing.assert_array_equal(results[1][0], ort[0])
+    np.testing.assert_allclose(results[1][1], ort[1], rtol=1e-5, atol=1e-6)
