@@ -65,13 +65,19 @@ void post_transform_row(PostTransform t, double* v, int64_t n) {
   }
 }
 
-Status read_feature_rows(KernelContext& ctx, int input, const char* op, int64_t* rows, int64_t* cols, Tensor* out) {
+Status check_feature_input(const KernelContext& ctx, int input, const char* op) {
   const Tensor& x = ctx.input(input);
   if (!x.defined()) return invalid_argument(op, ": input ", input, " must be a tensor");
   if (x.rank() != 1 && x.rank() != 2) return invalid_argument(op, ": X must be [C] or [N, C], got ", x.describe());
   const DataType t = x.dtype();
   if (t != DataType::kFloat && t != DataType::kDouble && t != DataType::kInt64 && t != DataType::kInt32)
     return not_implemented(op, ": X of type ", data_type_name(t), " (float, double, int64 or int32 only)");
+  return Status::Ok();
+}
+
+Status read_feature_rows(KernelContext& ctx, int input, const char* op, int64_t* rows, int64_t* cols, Tensor* out) {
+  ONYX_RETURN_IF_ERROR(check_feature_input(ctx, input, op));
+  const Tensor& x = ctx.input(input);
   *rows = x.rank() == 1 ? 1 : x.dim(0);
   *cols = x.rank() == 1 ? x.dim(0) : x.dim(1);
   ONYX_ASSIGN_OR_RETURN(*out, ctx.allocate_scratch(DataType::kDouble, {x.numel()}));

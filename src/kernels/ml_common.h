@@ -26,6 +26,10 @@ void softmax_zero(double* v, int64_t n);
 // Applies `t` to one row of n scores in place (LOGISTIC and PROBIT per element).
 void post_transform_row(PostTransform t, double* v, int64_t n);
 
+// Checks that input `input` is a feature input X: float, double, int64 or int32, [C] (one row)
+// or [N, C]; INVALID_ARGUMENT / NOT_IMPLEMENTED naming `op` otherwise.
+Status check_feature_input(const KernelContext& ctx, int input, const char* op);
+
 // A feature input X of float, double, int64 or int32: [C] (one row) or [N, C]. `rows` and
 // `cols` receive N and C; `out` (from scratch memory) the values as doubles, row-major.
 // Other ranks or types are INVALID_ARGUMENT / NOT_IMPLEMENTED naming `op`.

@@ -5,6 +5,7 @@
 #include <mutex>
 
 #include "core/parallel.h"
+#include "kernels/ml_common.h"
 #include "kernels/onednn_matmul.h"
 #include "kernels/vector_math.h"
 
@@ -29,12 +30,9 @@ void dot_products(const float* x, int64_t n, const float* w, int64_t rows, int64
 }  // namespace
 
 Result<FloatRows> read_float_rows(KernelContext& ctx, int input, const char* op) {
+  ONYX_RETURN_IF_ERROR(check_feature_input(ctx, input, op));
   const Tensor& x = ctx.input(input);
-  if (!x.defined()) return invalid_argument(op, ": input ", input, " must be a tensor");
-  if (x.rank() != 1 && x.rank() != 2) return invalid_argument(op, ": X must be [C] or [N, C], got ", x.describe());
   const DataType t = x.dtype();
-  if (t != DataType::kFloat && t != DataType::kDouble && t != DataType::kInt64 && t != DataType::kInt32)
-    return not_implemented(op, ": X of type ", data_type_name(t), " (float, double, int64 or int32 only)");
   FloatRows rows;
   rows.rows = x.rank() == 1 ? 1 : x.dim(0);
   rows.cols = x.rank() == 1 ? x.dim(0) : x.dim(1);
