@@ -191,13 +191,13 @@ def test_batch_one_and_empty():
 
 @pytest.mark.parametrize("rows", [1, 3, 7])
 def test_few_rows_of_a_large_ensemble_on_two_threads(rows):
-    # Ensembles of 16,384 nodes or more split their trees between threads for a few rows (under
-    # 8); the leaves are added in tree order, so the result equals one thread's exactly.
+    # Ensembles whose trees' depths sum to 2,500 or more split their trees between threads for a
+    # few rows (under 8); the leaves are added in tree order, so the result equals one thread's
+    # exactly.
     x, y = data(classes=3, rows=600, seed=4)
-    model = GradientBoostingClassifier(n_estimators=100, max_depth=6, random_state=0).fit(x, y)
+    model = GradientBoostingClassifier(n_estimators=150, max_depth=6, random_state=0).fit(x, y)
     onx = sk_onnx(model)
-    nodes = sum(len(a.ints) for n in onx.graph.node for a in n.attribute if a.name == "nodes_nodeids")
-    assert nodes >= 16384
+    assert sum(t.tree_.max_depth for t in model.estimators_.ravel()) >= 2500  # 450 trees of depth 6
     feed = x[:rows]
     results = []
     for threads in (1, 2):
