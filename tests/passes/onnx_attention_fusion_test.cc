@@ -19,7 +19,8 @@ struct OnnxAttentionForm {
   bool scale_attr = false;   // scale = 0.3 (else the default 1/sqrt(H))
   bool dynamic = false;      // reshape shapes computed from Shape/Gather/Unsqueeze/Concat
   bool split = false;        // q, k, v the three outputs of Split(x [B, S, 3 * width], axis 2)
-  bool mask = false;         // a float attn_mask input: stays
+  std::vector<int64_t> mask;          // a float attn_mask input of these dims (empty: none); -1: the query / key length
+  bool bool_mask = false;             // the mask boolean: stays
   float softcap = 0.f;       // non-zero: stays
   int64_t key_length = -2;   // -2: the query's length; else the keys' (and values') static length
   int64_t key_heads = kHeads;
@@ -67,8 +68,12 @@ PassModel onnx_attention_model(const OnnxAttentionForm& f, std::vector<int64_t> 
     attr_ints(m.node("Transpose", {n + "4"}, {n + "t"}), "perm", {0, 2, 1, 3});
   }
   std::vector<std::string> ins = {"qt", "kt", "vt"};
-  if (f.mask) {
-    m.input("mask", {dims[1], key_len});
+  if (!f.mask.empty()) {
+    std::vector<int64_t> mask_dims = f.mask;
+    const size_t r = mask_dims.size();
+    if (mask_dims[r - 1] == -1) mask_dims[r - 1] = key_len;
+    if (mask_dims[r - 2] == -1) mask_dims[r - 2] = dims[1];
+    m.input("mask", mask_dims, f.bool_mask ? onnx::TensorProto::BOOL : onnx::TensorProto::FLOAT);
     ins.push_back("mask");
   }
   onnx::NodeProto* at = m.node("Attention", ins, {"ctx"});
@@ -105,6 +110,33 @@ TEST(OnnxAttentionFusion, ConstantShapes) {
     }
 }
 
+// A float attn_mask is added to the scores, as MultiHeadAttention's attention_bias is: ranks 2
+// and 3 get leading dims of 1 through an Unsqueeze, rank 4 is read as it is.
+TEST(OnnxAttentionFusion, FloatMaskBecomesTheAttentionBias) {
+  const std::vector<std::vector<int64_t>> masks = {{-1, -1}, {kHeads, -1, -1}, {1, -1, -1}, {2, 1, -1, -1},
+                                                   {1, kHeads, 1, -1}};
+  for (const auto& mask : masks)
+    for (bool causal : {false, true}) {
+      OnnxAttentionForm f;
+      f.mask = mask;
+      f.causal = causal;
+      SCOPED_TRACE("mask rank " + std::to_string(mask.size()) + " causal " + std::to_string(causal));
+      Hist want = kFused;
+      if (mask.size() < 4) want["Unsqueeze"] = 1;
+      ir::Model after = check_rewrite(onnx_attention_model(f), kPasses, want, 1e-4, 1e-5);
+      std::string bias = "mask";
+      for (const ir::Node& n : after.graph.nodes)
+        if (n.op_type == "Unsqueeze") bias = n.outputs[0];
+      for (const ir::Node& n : after.graph.nodes) {
+        if (n.op_type != "MultiHeadAttention") continue;
+        ASSERT_EQ(n.inputs.size(), 6u);
+        EXPECT_EQ(n.inputs[5], bias);
+        EXPECT_TRUE(n.inputs[3].empty() && n.inputs[4].empty());
+        EXPECT_EQ(n.attribute("unidirectional") != nullptr, causal);
+      }
+    }
+}
+
 TEST(OnnxAttentionFusion, CrossAttentionWithOtherKeyLength) {
   OnnxAttentionForm f;
   f.key_length = 6;
@@ -124,8 +156,15 @@ TEST(OnnxAttentionFusion, DynamoFormSplitWithComputedShapes) {
 TEST(OnnxAttentionFusion, FormsMultiHeadAttentionCannotTakeStay) {
   {
     OnnxAttentionForm f;
-    f.mask = true;
-    SCOPED_TRACE("attn_mask");
+    f.mask = {-1, -1};
+    f.bool_mask = true;
+    SCOPED_TRACE("boolean attn_mask");
+    check_rewrite(onnx_attention_model(f), kPasses, {{"Attention", 1}, {"Reshape", 4}, {"Transpose", 4}});
+  }
+  {
+    OnnxAttentionForm f;  // a mask row shorter than the keys would not broadcast as the bias does
+    f.mask = {-1, 1};
+    SCOPED_TRACE("attn_mask [S, 1]");
     check_rewrite(onnx_attention_model(f), kPasses, {{"Attention", 1}, {"Reshape", 4}, {"Transpose", 4}});
   }
   {

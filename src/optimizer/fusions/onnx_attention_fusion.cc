@@ -7,8 +7,11 @@
 // 1/sqrt(H)) and unidirectional = is_causal: the same kernel the explicit form (attention_fusion)
 // reaches, reading the heads in place instead of four transposed copies per layer, and one that
 // also has a CUDA kernel. The Reshape shapes may be constants or computed (shape_elements).
+// A float attn_mask (additive) becomes MultiHeadAttention's attention_bias, raised to rank 4
+// by an Unsqueeze when it has fewer dims: it must provably broadcast as the bias does, [B or 1,
+// N or 1, S or 1, L] (its last dim the keys' length, the one before the queries' or 1).
 // Conditions: q, k, v float32 of rank 3 with a known last dim; the same N for Q, K and V (no
-// grouped heads); no attention mask, past key/value or nonpad_kv_seqlen input; only output Y
+// grouped heads); no boolean mask, past key/value or nonpad_kv_seqlen input; only output Y
 // read; softcap 0; with is_causal, q and k of provably the same length (ai.onnx aligns the
 // causal triangle top-left, MultiHeadAttention bottom-right: equal only when S == L); every
 // intermediate read only by the pattern. Shape computations left unread go with
@@ -56,14 +59,32 @@ bool same_length(const GraphIndex& g, const std::string& a, const std::string& b
   return axis && (axis->i == 2 || axis->i == -1) && g.rank(g.node(*pa).inputs[0]) == 3;
 }
 
+// True when the float mask `mask` of rank `rank` (2 to 4) broadcasts as MultiHeadAttention's
+// attention_bias reads it: its last dim the keys' length (k [B, L, D]), the one before the
+// queries' length (q [B, S, D]) or 1, then N or 1 and B or 1.
+bool mask_fits(const GraphIndex& g, const std::string& mask, int64_t rank, const std::string& q, const std::string& k,
+               int64_t heads) {
+  if (g.elem_type(mask) != DataType::kFloat || rank < 2 || rank > 4) return false;
+  auto is_static = [&](int64_t axis, int64_t value) {
+    const Dim* d = static_dim(g, mask, axis);
+    return d && d->value && *d->value == value;
+  };
+  if (!same_dim(static_dim(g, mask, rank - 1), static_dim(g, k, 1))) return false;
+  if (!is_static(rank - 2, 1) && !same_dim(static_dim(g, mask, rank - 2), static_dim(g, q, 1))) return false;
+  if (rank >= 3 && !is_static(rank - 3, 1) && !is_static(rank - 3, heads)) return false;
+  if (rank == 4 && !is_static(0, 1) && !same_dim(static_dim(g, mask, 0), static_dim(g, q, 0))) return false;
+  return true;
+}
+
 class OnnxAttentionFusion final : public RulePass {
  public:
   std::string name() const override { return "onnx_attention_fusion"; }
   std::optional<Patch> match(const GraphIndex& g, size_t i, const PassContext& ctx) const override {
     const ir::Node& at = g.node(i);
     if (!is_op(at, "Attention") || ctx.opset(at) < 23 || ctx.opset(at) > 24 || at.inputs.size() < 3) return std::nullopt;
-    for (size_t k = 3; k < at.inputs.size(); ++k)
-      if (!at.inputs[k].empty()) return std::nullopt;  // mask, past key/value, nonpad_kv_seqlen
+    for (size_t k = 4; k < at.inputs.size(); ++k)
+      if (!at.inputs[k].empty()) return std::nullopt;  // past key/value, nonpad_kv_seqlen
+    const std::string mask = at.inputs.size() > 3 ? at.inputs[3] : std::string();
     if (at.outputs.empty() || at.outputs[0].empty()) return std::nullopt;
     for (size_t k = 1; k < at.outputs.size(); ++k)
       if (!at.outputs[k].empty() && (!g.consumers(at.outputs[k]).empty() || g.is_graph_output(at.outputs[k]) ||
@@ -81,6 +102,8 @@ class OnnxAttentionFusion final : public RulePass {
     for (const auto* t : {&q->first, &k->first, &v->first})
       if (g.elem_type(*t) != DataType::kFloat) return std::nullopt;
     if (causal && !same_length(g, q->first, k->first)) return std::nullopt;
+    const int64_t mask_rank = mask.empty() ? 0 : g.rank(mask).value_or(0);
+    if (!mask.empty() && !mask_fits(g, mask, mask_rank, q->first, k->first, q->second.first)) return std::nullopt;
 
     // Y back to [B, S, N * Hv].
     auto ct = sole_consumer(g, at.outputs[0]);
@@ -106,6 +129,25 @@ class OnnxAttentionFusion final : public RulePass {
     fused.op_type = "MultiHeadAttention";
     fused.domain = kMicrosoftDomain;
     fused.inputs = {q->first, k->first, v->first};
+    if (!mask.empty()) {
+      std::string bias = mask;
+      if (mask_rank < 4) {  // leading dims of 1, as broadcasting reads the mask
+        const std::string axes = g.fresh_name(at.outputs[0] + "_bias_axes");
+        bias = g.fresh_name(at.outputs[0] + "_bias");
+        std::vector<int64_t> leading;
+        for (int64_t d = 0; d < 4 - mask_rank; ++d) leading.push_back(d);
+        Tensor axes_t(DataType::kInt64, {int64_t(leading.size())});
+        for (size_t d = 0; d < leading.size(); ++d) axes_t.data<int64_t>()[d] = leading[d];
+        p.add_initializers.emplace_back(axes, std::move(axes_t));
+        ir::Node unsqueeze;
+        unsqueeze.name = g.fresh_name(bias + "_unsqueeze");
+        unsqueeze.op_type = "Unsqueeze";
+        unsqueeze.inputs = {mask, axes};
+        unsqueeze.outputs = {bias};
+        p.add_nodes.push_back(std::move(unsqueeze));
+      }
+      fused.inputs.insert(fused.inputs.end(), {"", "", bias});  // key_padding_mask absent, attention_bias
+    }
     fused.outputs = {g.node(*merge).outputs[0]};
     auto int_attr = [&](const char* name, int64_t value) {
       ir::Attribute a;
