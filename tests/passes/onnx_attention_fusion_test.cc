@@ -3,6 +3,8 @@
 // com.microsoft MultiHeadAttention; the forms it cannot express stay.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <string>
 
@@ -21,6 +23,8 @@ struct OnnxAttentionForm {
   bool split = false;        // q, k, v the three outputs of Split(x [B, S, 3 * width], axis 2)
   std::vector<int64_t> mask;          // a float attn_mask input of these dims (empty: none); -1: the query / key length
   bool bool_mask = false;             // the mask boolean: stays
+  bool constant_mask = true;          // the mask an initializer (a graph input stays)
+  bool masked_row = false;            // its first row all -inf: stays
   float softcap = 0.f;       // non-zero: stays
   int64_t key_length = -2;   // -2: the query's length; else the keys' (and values') static length
   int64_t key_heads = kHeads;
@@ -73,7 +77,16 @@ PassModel onnx_attention_model(const OnnxAttentionForm& f, std::vector<int64_t> 
     const size_t r = mask_dims.size();
     if (mask_dims[r - 1] == -1) mask_dims[r - 1] = key_len;
     if (mask_dims[r - 2] == -1) mask_dims[r - 2] = dims[1];
-    m.input("mask", mask_dims, f.bool_mask ? onnx::TensorProto::BOOL : onnx::TensorProto::FLOAT);
+    if (f.constant_mask) {
+      int64_t n = 1;
+      for (int64_t d : mask_dims) n *= d;
+      std::vector<float> values(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) values[size_t(i)] = i % 3 == 1 ? -1e4f : 0.25f * float(i % 5);
+      if (f.masked_row) std::fill(values.begin(), values.begin() + mask_dims.back(), -INFINITY);
+      m.init("mask", mask_dims, values);
+    } else {
+      m.input("mask", mask_dims, f.bool_mask ? onnx::TensorProto::BOOL : onnx::TensorProto::FLOAT);
+    }
     ins.push_back("mask");
   }
   onnx::NodeProto* at = m.node("Attention", ins, {"ctx"});
@@ -110,8 +123,8 @@ TEST(OnnxAttentionFusion, ConstantShapes) {
     }
 }
 
-// A float attn_mask is added to the scores, as MultiHeadAttention's attention_bias is: ranks 2
-// and 3 get leading dims of 1 through an Unsqueeze, rank 4 is read as it is.
+// A constant float attn_mask is added to the scores, as MultiHeadAttention's attention_bias is:
+// ranks 2 and 3 get leading dims of 1 through an Unsqueeze, rank 4 is read as it is.
 TEST(OnnxAttentionFusion, FloatMaskBecomesTheAttentionBias) {
   const std::vector<std::vector<int64_t>> masks = {{-1, -1}, {kHeads, -1, -1}, {1, -1, -1}, {2, 1, -1, -1},
                                                    {1, kHeads, 1, -1}};
@@ -155,9 +168,24 @@ TEST(OnnxAttentionFusion, DynamoFormSplitWithComputedShapes) {
 
 TEST(OnnxAttentionFusion, FormsMultiHeadAttentionCannotTakeStay) {
   {
+    OnnxAttentionForm f;  // fed at run time, the mask could mask a row whole: zeros from Attention, NaN from MHA
+    f.mask = {-1, -1};
+    f.constant_mask = false;
+    SCOPED_TRACE("attn_mask input");
+    check_rewrite(onnx_attention_model(f), kPasses, {{"Attention", 1}, {"Reshape", 4}, {"Transpose", 4}});
+  }
+  {
+    OnnxAttentionForm f;
+    f.mask = {-1, -1};
+    f.masked_row = true;
+    SCOPED_TRACE("constant attn_mask with a row all -inf");
+    check_rewrite(onnx_attention_model(f), kPasses, {{"Attention", 1}, {"Reshape", 4}, {"Transpose", 4}});
+  }
+  {
     OnnxAttentionForm f;
     f.mask = {-1, -1};
     f.bool_mask = true;
+    f.constant_mask = false;
     SCOPED_TRACE("boolean attn_mask");
     check_rewrite(onnx_attention_model(f), kPasses, {{"Attention", 1}, {"Reshape", 4}, {"Transpose", 4}});
   }

@@ -9,7 +9,10 @@
 // also has a CUDA kernel. The Reshape shapes may be constants or computed (shape_elements).
 // A float attn_mask (additive) becomes MultiHeadAttention's attention_bias, raised to rank 4
 // by an Unsqueeze when it has fewer dims: it must provably broadcast as the bias does, [B or 1,
-// N or 1, S or 1, L] (its last dim the keys' length, the one before the queries' or 1).
+// N or 1, S or 1, L] (its last dim the keys' length, the one before the queries' or 1), and be
+// a constant in which every row has a key that is not -inf: a row masked whole gives zeros
+// from Attention but NaN from MultiHeadAttention (in ORT as in onyx), so a mask fed at run
+// time, which could hold such a row, keeps the Attention node.
 // Conditions: q, k, v float32 of rank 3 with a known last dim; the same N for Q, K and V (no
 // grouped heads); no boolean mask, past key/value or nonpad_kv_seqlen input; only output Y
 // read; softcap 0; with is_causal, q and k of provably the same length (ai.onnx aligns the
@@ -65,6 +68,15 @@ bool same_length(const GraphIndex& g, const std::string& a, const std::string& b
 bool mask_fits(const GraphIndex& g, const std::string& mask, int64_t rank, const std::string& q, const std::string& k,
                int64_t heads) {
   if (g.elem_type(mask) != DataType::kFloat || rank < 2 || rank > 4) return false;
+  const Tensor* values = g.constant(mask);
+  if (!values || values->dtype() != DataType::kFloat || values->rank() != rank || values->numel() == 0) return false;
+  const int64_t row = values->dim(rank - 1);
+  const float* m = values->data<float>();
+  for (int64_t r0 = 0; r0 < values->numel(); r0 += row) {
+    bool any_key = false;
+    for (int64_t j = 0; j < row && !any_key; ++j) any_key = !(std::isinf(m[r0 + j]) && m[r0 + j] < 0);
+    if (!any_key) return false;
+  }
   auto is_static = [&](int64_t axis, int64_t value) {
     const Dim* d = static_dim(g, mask, axis);
     return d && d->value && *d->value == value;
