@@ -15,8 +15,10 @@ namespace onyx {
 
 template <typename... Ts, typename F>
 Status dispatch(DataType dtype, F&& fn) {
-  Status result = not_implemented("no kernel for element type ", data_type_name(dtype));
-  ((dtype == data_type_of<Ts> ? (result = fn.template operator()<Ts>(), true) : false) || ...);
+  Status result = Status::Ok();
+  const bool matched = ((dtype == data_type_of<Ts> ? (result = fn.template operator()<Ts>(), true) : false) || ...);
+  // The refusal is built only when no type matched: formatting it costs an allocation a call.
+  if (!matched) return not_implemented("no kernel for element type ", data_type_name(dtype));
   return result;
 }
 
