@@ -13,8 +13,8 @@ namespace onyx::ml {
 namespace {
 
 // y[r][e] = x[r] . w[e] (+ bias[e]) for n rows, one dot product at a time.
-void dot_products(const float* x, int64_t n, const float* w, int64_t rows, int64_t features,
-                                     const float* bias, float* y) {
+void dot_products(const float* x, int64_t n, const float* w, int64_t rows, int64_t features, const float* bias,
+                  float* y) {
   for (int64_t r = 0; r < n; ++r) {
     const float* a = x + r * features;
     for (int64_t e = 0; e < rows; ++e) {
