@@ -101,15 +101,17 @@ Status RowProducts::run(const float* x, int64_t n, float* y) const {
 
 Status SvmKernelMatrix::init(const SvmKernel& kernel, std::vector<float> vectors, int64_t count, int64_t features) {
   kernel_ = kernel;
+  ONYX_RETURN_IF_ERROR(products_.init(std::move(vectors), count, features));  // checks the dims
   if (kernel.type == SvmKernel::Type::kRbf) {
-    vector_norms_.resize(size_t(std::max<int64_t>(count, 0)));
-    for (int64_t j = 0; j < count && int64_t(vectors.size()) == count * features; ++j) {
+    const std::vector<float>& v = products_.weights();
+    vector_norms_.resize(size_t(count));
+    for (int64_t j = 0; j < count; ++j) {
       double s = 0;
-      for (int64_t k = 0; k < features; ++k) s += double(vectors[size_t(j * features + k)]) * vectors[size_t(j * features + k)];
+      for (int64_t k = 0; k < features; ++k) s += double(v[size_t(j * features + k)]) * v[size_t(j * features + k)];
       vector_norms_[size_t(j)] = float(s);
     }
   }
-  return products_.init(std::move(vectors), count, features);
+  return Status::Ok();
 }
 
 Status SvmKernelMatrix::run(const float* x, int64_t n, float* y) const {

@@ -39,6 +39,7 @@ class RowProducts {
   Status run(const float* x, int64_t n, float* y) const;
   int64_t rows() const { return rows_; }
   int64_t features() const { return features_; }
+  const std::vector<float>& weights() const { return w_; }
 
  private:
   std::vector<float> w_, bias_;

@@ -204,6 +204,7 @@ Result<CompiledEnsemble<C>> compile_ensemble(const EnsembleSpec& spec, const std
     }
     out.roots.push_back(int32_t(base));
     out.depths.push_back(int32_t(depth[size_t(root)]));
+    out.total_depth += out.depths.back();
   }
   out.uniform_mode = uniform == -2 ? int(Mode::kLeq) : uniform;
   out.tree_blocks.assign(1, 0);

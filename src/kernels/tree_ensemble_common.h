@@ -78,6 +78,7 @@ struct CompiledEnsemble {
   std::vector<PackedNode<C>> nodes;
   std::vector<int32_t> roots;   // per tree
   std::vector<int32_t> depths;  // per tree: interior levels on its longest path
+  int64_t total_depth = 0;      // the sum of depths: the steps of one row's walk through every tree
   // Leaf contributions by packed node index: [contribution_begin[i], contribution_begin[i+1]).
   std::vector<uint32_t> contribution_begin;
   std::vector<int32_t> contribution_target;

@@ -5,7 +5,6 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
 
 #include "core/parallel.h"
 #include "core/data_type.h"
@@ -176,8 +175,7 @@ void run_few_rows_split(const CompiledEnsemble<C>& e, const C* x, int64_t rows, 
 
 template <typename C, int kMode, bool kMissing>
 void run_all(const CompiledEnsemble<C>& e, const C* x, int64_t rows, int64_t f, double* scores) {
-  if (rows < kRowLanes && intra_op_threads() > 1 &&
-      std::accumulate(e.depths.begin(), e.depths.end(), int64_t(0)) >= kSplitSteps) {
+  if (rows < kRowLanes && intra_op_threads() > 1 && e.total_depth >= kSplitSteps) {
     run_few_rows_split<C, kMode, kMissing>(e, x, rows, f, scores);
     return;
   }
