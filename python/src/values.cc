@@ -268,6 +268,18 @@ Value from_python_as(py::handle obj, const ir::TypeInfo& type, const std::string
                                                             : numpy().attr("asarray")(items, numpy_dtype(t)),
                                   t, name);
       };
+      // A key that is not of the declared kind is refused as ORT refuses it: a RuntimeError
+      // naming the key's Python type and the C type it cannot become.
+      const bool string_keys = type.elem_type == DataType::kString;
+      for (const auto& item : d) {
+        const bool fits = string_keys ? py::isinstance<py::str>(item.first)
+                                      : py::isinstance(item.first, numpy().attr("integer")) ||
+                                            (py::isinstance<py::int_>(item.first) && !py::isinstance<py::bool_>(item.first));
+        if (!fits)
+          throw std::runtime_error("Unexpected key type  " + py::str(py::type::of(item.first)).cast<std::string>() +
+                                   ", it cannot be linked to C type " + (string_keys ? "std::string" : "int64_t") +
+                                   " (input '" + name + "', " + type_string(type) + ")");
+      }
       Tensor keys = column("keys", type.elem_type);
       Tensor values = column("values", value_type);
       auto map = Value::map(std::move(keys), std::move(values));

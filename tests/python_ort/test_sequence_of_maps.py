@@ -66,3 +66,25 @@ def test_empty_batch_gives_an_empty_list(rt):
     got = rt.InferenceSession(model, providers=["CPUExecutionProvider"]).run(
         None, {"p": np.zeros((0, 2), np.float32)})[0]
     assert got == []
+
+
+def cast_map_model():
+    """CastMap of a map(int64, float) input to a dense float tensor."""
+    map_type = TypeProto()
+    map_type.map_type.key_type = TensorProto.INT64
+    map_type.map_type.value_type.tensor_type.elem_type = TensorProto.FLOAT
+    node = helper.make_node("CastMap", ["m"], ["y"], domain="ai.onnx.ml", map_form="SPARSE", max_map=4)
+    graph = helper.make_graph([node], "g", [helper.make_value_info("m", map_type)],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)])
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17), helper.make_opsetid("ai.onnx.ml", 3)])
+    model.ir_version = 8
+    return model.SerializeToString()
+
+
+@pytest.mark.parametrize("bad_key", ["a", 1.5])
+def test_a_map_key_of_the_wrong_kind_is_a_runtime_error(rt, bad_key):
+    session = rt.InferenceSession(cast_map_model(), providers=["CPUExecutionProvider"])
+    good = {0: 1.0, 2: 3.0}
+    np.testing.assert_allclose(session.run(None, {"m": good})[0].reshape(-1), [1.0, 0.0, 3.0, 0.0])
+    with pytest.raises(RuntimeError, match="Unexpected key type"):
+        session.run(None, {"m": {**good, bad_key: 2.0}})
